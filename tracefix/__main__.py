@@ -1,0 +1,3 @@
+from tracefix.cli.main import main
+
+main()

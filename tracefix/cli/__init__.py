@@ -1,0 +1,1 @@
+"""tracefix.cli"""

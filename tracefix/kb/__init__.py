@@ -1,0 +1,1 @@
+"""Knowledge base: articles -> validated records -> SQLite."""

@@ -1,0 +1,170 @@
+"""The knowledge-base database: records in SQLite (sqlite-utils) with an FTS5 index.
+
+One row per record: the record as JSON plus flattened text columns for full-text search. Each
+ingest is one transaction, so either every article of a run lands or none does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlite_utils
+
+from tracefix.errors import StoreError
+from tracefix.kb.record import Record
+
+SCHEMA_VERSION = "1"
+_FTS_COLUMNS = ("title", "symptoms", "frames", "packages", "cause", "fix")
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    """What one ingest run did, by record id."""
+
+    added: tuple[str, ...]
+    updated: tuple[str, ...]
+    unchanged: tuple[str, ...]
+
+
+class Store:
+    """A knowledge-base database file. `Store(path)` creates the schema when missing."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.db = sqlite_utils.Database(self.path)
+            self._ensure_schema()
+        except (sqlite3.DatabaseError, OSError) as e:
+            raise StoreError(f"{self.path}: not a usable tracefix database ({e})") from None
+
+    def _ensure_schema(self) -> None:
+        if "records" in self.db.table_names():
+            return
+        with self.db.conn:
+            self.db["records"].create(
+                {"id": str, "origin": str, "content_hash": str, "source": str, "data": str,
+                 **{c: str for c in _FTS_COLUMNS}},
+                pk="id",
+            )
+            self.db["meta"].create({"key": str, "value": str}, pk="key")
+            self.db["meta"].insert({"key": "schema", "value": SCHEMA_VERSION})
+        self.db["records"].enable_fts(_FTS_COLUMNS, tokenize="porter", create_triggers=True)
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def ingest(self, records: Iterable[Record], origin: str = "user", replace: bool = False) -> IngestResult:
+        """Add or update records in one transaction; re-ingesting an unchanged record is a no-op.
+
+        A record whose id is held by an article from another file is refused unless `replace`.
+        """
+        added, updated, unchanged = [], [], []
+        try:
+            with self.db.conn:
+                for record in records:
+                    old = self._row(record.id)
+                    if old is None:
+                        added.append(record.id)
+                    elif old["content_hash"] == record.content_hash() and old["source"] == record.source:
+                        unchanged.append(record.id)
+                        continue
+                    elif old["source"] != record.source and not replace and old["origin"] == origin:
+                        raise StoreError(f"{record.source}: id {record.id!r} is already used by {old['source']} (use --replace to overwrite)")
+                    elif old["origin"] != origin and not replace:
+                        raise StoreError(f"{record.source}: id {record.id!r} belongs to the {old['origin']} knowledge base (use --replace to overwrite)")
+                    else:
+                        updated.append(record.id)
+                    self.db["records"].upsert(_row(record, origin), pk="id")
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: write failed, nothing was stored ({e})") from None
+        return IngestResult(tuple(added), tuple(updated), tuple(unchanged))
+
+    def sync_origin(self, records: list[Record], origin: str) -> IngestResult:
+        """Make the records of `origin` exactly `records` (the shipped set after an upgrade)."""
+        keep = {r.id for r in records}
+        with self.db.conn:
+            result = self.ingest(records, origin=origin, replace=True)
+            stale = [r["id"] for r in self.db.query("select id from records where origin = ?", [origin]) if r["id"] not in keep]
+            for record_id in stale:
+                self.db["records"].delete(record_id)
+        return result
+
+    def get_meta(self, key: str) -> str | None:
+        row = next(self.db.query("select value from meta where key = ?", [key]), None)
+        return row["value"] if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.db.conn:
+            self.db["meta"].upsert({"key": key, "value": value}, pk="key")
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def _row(self, record_id: str) -> dict | None:
+        return next(self.db.query("select * from records where id = ?", [record_id]), None)
+
+    def get(self, record_id: str) -> Record:
+        row = self._row(record_id)
+        if row is None:
+            raise StoreError(f"no record with id {record_id!r} (see 'tracefix kb list')")
+        return Record.model_validate_json(row["data"])
+
+    def records(self) -> list[Record]:
+        """Every record, ordered by id."""
+        return [Record.model_validate_json(r["data"]) for r in self.db.query("select data from records order by id")]
+
+    def origins(self) -> dict[str, str]:
+        return {r["id"]: r["origin"] for r in self.db.query("select id, origin from records")}
+
+    def fingerprint(self) -> str:
+        """Changes whenever any record changes: the index manifest compares it."""
+        row = next(self.db.query("select group_concat(id || ':' || content_hash, ',') as f from (select * from records order by id)"))
+        return row["f"] or ""
+
+    def count(self) -> int:
+        return self.db["records"].count
+
+    def search(self, text: str, limit: int = 20) -> list[tuple[str, float]]:
+        """(id, BM25 score, higher is better) for the words of `text`, any of them."""
+        query = fts_query(text)
+        if not query:
+            return []
+        sql = (
+            "select records.id as id, bm25(records_fts) as rank from records_fts "
+            "join records on records.rowid = records_fts.rowid where records_fts match ? order by rank limit ?"
+        )
+        try:
+            return [(r["id"], -r["rank"]) for r in self.db.query(sql, [query, limit])]
+        except sqlite3.OperationalError:
+            return []
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,40}")
+_STOP = frozenset("the and for with not but was are this that from none true false line file self most recent call last".split())
+
+
+def fts_query(text: str, max_terms: int = 64) -> str:
+    """An OR query of the distinctive words of `text` (FTS5 syntax is quoted away)."""
+    words = [w.lower() for w in _WORD.findall(text)]
+    terms = list(dict.fromkeys(w for w in words if w not in _STOP))[:max_terms]
+    return " OR ".join(f'"{t}"' for t in terms)
+
+
+def _row(record: Record, origin: str) -> dict:
+    return {
+        "id": record.id,
+        "origin": origin,
+        "content_hash": record.content_hash(),
+        "source": record.source,
+        "data": json.dumps(record.model_dump(mode="json"), ensure_ascii=False),
+        "title": record.title,
+        "symptoms": "\n".join(record.symptoms),
+        "frames": " ".join(record.frames),
+        "packages": " ".join(record.all_packages()),
+        "cause": record.cause,
+        "fix": record.fix,
+    }

@@ -1,0 +1,70 @@
+"""Signatures: one vocabulary for masking log messages and for the symptom patterns of records.
+
+A log line and a record's symptom are both passed through `mask()`, so an author can paste a real
+error line into an article and it still matches the same error with other numbers, paths, devices
+or ranks. In a symptom, `...` (or `…`) stands for any text on the same line.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+# Order matters: timestamps and paths contain numbers, hex addresses contain letters.
+_MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"), "<TIME>"),
+    (re.compile(r"\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<TIME>"),
+    (re.compile(r"(?:[A-Za-z]:)?(?:[/\\][\w.\-+@~]+){2,}[/\\]?"), "<PATH>"),
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<HEX>"),
+    (re.compile(r"\b[0-9a-f]{12,}\b"), "<HEX>"),
+    (re.compile(r"(?<![A-Za-z_\d.])\d+(?:\.\d+)*"), "<N>"),
+)
+_PLACEHOLDER = re.compile(r"<(?:TIME|PATH|HEX|N)>")
+_ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
+_SPACES = re.compile(r"[ \t\f\v]+")
+# Gaps stay on one line and are bounded, so a pattern cannot backtrack across megabytes.
+_GAP = r"[^\n]{0,400}?"
+MAX_SYMPTOM_CHARS = 400
+
+
+def mask(text: str) -> str:
+    """Replace the variable parts of a message with placeholders.
+
+    >>> mask("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 3; 79.15 GiB total)")
+    'CUDA out of memory. Tried to allocate <N> MiB (GPU <N>; <N> GiB total)'
+    """
+    for pattern, placeholder in _MASKS:
+        text = pattern.sub(placeholder, text)
+    return _SPACES.sub(" ", text).strip()
+
+
+
+def _literal(piece: str) -> str:
+    """Regex for one literal stretch of a masked symptom; placeholders match their own kind."""
+    out, pos = [], 0
+    for m in _PLACEHOLDER.finditer(piece):
+        out.append(re.escape(piece[pos : m.start()]))
+        out.append(re.escape(m.group(0)) + r"(?:\s*" + re.escape(m.group(0)) + r")*")
+        pos = m.end()
+    out.append(re.escape(piece[pos:]))
+    return r"\s+".join("".join(out).split(r"\ "))
+
+
+@lru_cache(maxsize=4096)
+def compile_symptom(symptom: str) -> re.Pattern[str]:
+    """The regex that finds `symptom` in masked log text (case-insensitive, gaps bounded)."""
+    pieces = [p for p in _ELLIPSIS.split(mask(symptom)) if p]
+    return re.compile(_GAP.join(_literal(p) for p in pieces), re.IGNORECASE)
+
+
+def anchor(symptom: str) -> str:
+    """The longest literal stretch of a symptom: a cheap `in` test before the regex runs."""
+    pieces = [bit for piece in _ELLIPSIS.split(mask(symptom)) for bit in _PLACEHOLDER.split(piece)]
+    return max((p.strip() for p in pieces), key=len, default="").lower()
+
+
+def symptom_matches(symptom: str, masked_text: str, lowered: str | None = None) -> bool:
+    """Whether `symptom` occurs in text already passed through `mask()`."""
+    if anchor(symptom) not in (lowered if lowered is not None else masked_text.lower()):
+        return False
+    return compile_symptom(symptom).search(masked_text) is not None

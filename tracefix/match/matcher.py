@@ -1,0 +1,168 @@
+"""The matcher: loaded once (store, index, embedder), then `match(report, env)` per log.
+
+Candidates come from three retrievers (FAISS on meaning, FTS5 on words, signatures on the log's
+failure text); each candidate's evidence is scored in `scoring`, checked against the environment
+in `constraints`, and explained.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from tracefix.env.environment import Environment
+from tracefix.indexer.embed import Embedder
+from tracefix.kb.record import Record
+from tracefix.kb.store import Store
+from tracefix.logs.report import LogReport
+from tracefix.logs.signature import mask, symptom_matches
+from tracefix.match import constraints, fixcmd, sanity, scoring
+from tracefix.match.result import Match, MatchResult
+
+RETRIEVE = 30
+SCAN_ALL_UP_TO = 5000  # records; above this, signatures are checked on retrieved candidates only
+_GENERIC_FRAMES = frozenset({"torch", "python", "builtins"})
+
+
+@dataclass(frozen=True)
+class Query:
+    """The parts of a log the retrievers look at."""
+
+    text: str          # embedded for dense similarity
+    words: str         # sent to FTS5
+    masked: str        # the failure text, masked, for signature matching
+    root_masked: str   # the root failure alone
+    modules: tuple[str, ...]  # frame modules and packages seen
+
+
+def build_query(report: LogReport) -> Query:
+    root = report.root
+    root_line = f"{root.exception or ''}: {root.message}" if root else ""
+    modules = tuple(dict.fromkeys([*(f.module for f in root.frames if f.module), *report.packages] if root else report.packages))
+    tail = "\n".join(report.excerpt.splitlines()[-15:])
+    text = "\n".join(p for p in (root_line or tail, " ".join(modules[:8])) if p)
+    words = " ".join([root_line or tail, *(f.message for f in report.failures[1:4]), " ".join(modules[:8])])
+    return Query(text=text[:2000], words=words, masked=mask(report.excerpt), root_masked=mask(root_line), modules=modules)
+
+
+class Matcher:
+    """Holds the knowledge base in memory; safe to call `match` from several threads."""
+
+    def __init__(self, store: Store, index, ids: tuple[str, ...], embedder: Callable[[], Embedder]):
+        """`embedder` is a factory, run in a background thread: loading the model overlaps with
+        reading the log, which is most of the start-up of `tracefix < error.log`."""
+        self.store = store
+        self.index = index
+        self.records: dict[str, Record] = {r.id: r for r in store.records()}
+        self.ids = ids
+        self.position = {rid: i for i, rid in enumerate(ids)}
+        self._embedder = _Background(embedder)
+
+    @property
+    def embedder(self) -> Embedder:
+        return self._embedder.get()
+
+    def match(self, report: LogReport, env: Environment, top: int = 3) -> MatchResult:
+        query = build_query(report)
+        vector = self.embedder.embed([query.text]) if self.ids else None
+        dense = self._dense(vector)
+        words = self._bm25(query.words)
+        candidates = self._candidates(dense, words, query)
+        scored = [self._judge(self.records[rid], query, dense, vector, words, env) for rid in candidates if rid in self.records]
+        scored.sort(key=lambda m: (-m.score, m.id))
+        return MatchResult(report, env, tuple(scored[:top]), tuple(sanity.environment_warnings(env, report)))
+
+    # -- retrievers ------------------------------------------------------------------------
+
+    def _dense(self, vector: np.ndarray | None) -> dict[str, float]:
+        if vector is None:
+            return {}
+        scores, rows = self.index.search(vector, min(RETRIEVE, len(self.ids)))
+        return {self.ids[r]: float(s) for s, r in zip(scores[0], rows[0]) if r >= 0}
+
+    def _bm25(self, words: str) -> dict[str, float]:
+        hits = self.store.search(words, limit=RETRIEVE)
+        best = max((s for _, s in hits), default=0.0)
+        return {rid: (s / best if best > 0 else 0.0) for rid, s in hits}
+
+    def _candidates(self, dense: dict[str, float], words: dict[str, float], query: Query) -> list[str]:
+        pool = list(dict.fromkeys([*dense, *words]))
+        if len(self.records) <= SCAN_ALL_UP_TO:
+            lowered = query.masked.lower()
+            pool += [rid for rid, r in self.records.items() if rid not in pool and _symptom_in(r, query.masked, lowered)]
+        return pool
+
+    # -- judging one record ----------------------------------------------------------------
+
+    def _similarity(self, rid: str, dense: dict[str, float], vector: np.ndarray | None) -> float:
+        if rid in dense or rid not in self.position or vector is None:
+            return dense.get(rid, 0.0)
+        return float(self.index.reconstruct(self.position[rid]) @ vector[0])
+
+    def _judge(self, record: Record, query: Query, dense: dict[str, float], vector: np.ndarray | None,
+               words: dict[str, float], env: Environment) -> Match:
+        symptom = _symptom_in(record, query.masked, query.masked.lower())
+        hit, missed = _frames(record, query)
+        verdict = constraints.check(record, env)
+        evidence = scoring.Evidence(
+            symptom=symptom,
+            on_root=bool(symptom and symptom_matches(symptom, query.root_masked)),
+            dense=self._similarity(record.id, dense, vector),
+            bm25=words.get(record.id, 0.0),
+            frames_hit=hit,
+            frames_missed=missed,
+            verdict=verdict,
+        )
+        value = scoring.score(evidence)
+        return Match(
+            id=record.id, title=record.title, score=value, confident=scoring.is_confident(evidence, value),
+            verdict=verdict.verdict, checks=verdict.checks, why=scoring.reasons(evidence), cause=record.cause,
+            fix=record.fix, source=record.source, commands=fixcmd.commands(record, env),
+            references=record.references, language=record.language,
+        )
+
+
+def _symptom_in(record: Record, masked: str, lowered: str) -> str | None:
+    return next((s for s in record.symptoms if symptom_matches(s, masked, lowered)), None)
+
+
+def _frames(record: Record, query: Query) -> tuple[tuple[str, ...], bool]:
+    """(frame hints seen in the log, whether the record's specific hints were all absent)."""
+    hints = [h for h in (*record.frames, *record.packages) if h.lower() not in _GENERIC_FRAMES]
+    text = query.masked.lower()
+    seen = tuple(dict.fromkeys(h for h in hints if _hint_seen(h.lower(), query.modules, text)))
+    return seen, bool(hints) and not seen
+
+
+def _hint_seen(hint: str, modules: tuple[str, ...], text: str) -> bool:
+    """A hint is seen as a frame module prefix, or as a word in the failure text."""
+    if any(m.lower() == hint or m.lower().startswith(hint + ".") for m in modules):
+        return True
+    variants = {hint, hint.replace(".", "/"), hint.replace("-", "_")}
+    return any(v in text for v in variants)
+
+
+class _Background:
+    """A value computed in a thread; `get()` waits for it and re-raises its error."""
+
+    def __init__(self, factory: Callable[[], Embedder]):
+        self._value: Embedder | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, args=(factory,), daemon=True)
+        self._thread.start()
+
+    def _run(self, factory: Callable[[], Embedder]) -> None:
+        try:
+            self._value = factory()
+        except BaseException as e:  # re-raised in the caller's thread by get()
+            self._error = e
+
+    def get(self) -> Embedder:
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        assert self._value is not None
+        return self._value
