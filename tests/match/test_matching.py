@@ -1,0 +1,102 @@
+"""Matching behaviour a user notices: the right record first, reasons, demotion, honest misses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import ASSETS, EVAL_PUBLIC, ROOT, SEEDS
+from tracefix.env.environment import build_environment
+from tracefix.logs.report import read_log
+
+KB_IDS = sorted(p.stem for p in (ROOT / "data" / "kb").glob("*.md") if not p.name.startswith("_"))
+
+
+def match(matcher, log: str, **env):
+    report = read_log(log)
+    return matcher.match(report, build_environment(report=report, **env), top=3)
+
+
+@pytest.mark.parametrize("record_id", KB_IDS)
+def test_every_record_matches_its_example_log_first(matcher, record_id):
+    log = ASSETS / "kb-logs" / f"{record_id}.log"
+    assert log.exists(), f"record {record_id} has no example log in tests/assets/kb-logs"
+    result = match(matcher, log.read_text())
+    assert result.matches and result.matches[0].id == record_id, [(m.id, m.score) for m in result.matches]
+    assert result.matches[0].confident
+
+
+CPU_BACKEND = "RuntimeError: No backend type associated with device type cpu"
+
+
+@pytest.mark.parametrize("frames, expected", [
+    ('File "/opt/conda/lib/python3.10/site-packages/sat/training/deepspeed_training.py", line 118, in training_main', "sat-broadcast-cpu-backend"),
+    ('File "/usr/lib/python3/dist-packages/lightning/pytorch/tuner/lr_finder.py", line 278, in lr_find', "lightning-lr-find-ddp-cpu-backend"),
+    ('File "/root/.local/lib/python3.11/site-packages/unsloth/models/llama.py", line 1630, in from_pretrained', "unsloth-multi-gpu-cpu-backend"),
+])
+def test_frames_separate_records_that_share_a_message(matcher, frames, expected):
+    log = f"Traceback (most recent call last):\n  {frames}\n    x = f()\n{CPU_BACKEND}\n"
+    result = match(matcher, log, gpu_count=2)
+    assert result.matches[0].id == expected
+    assert any("passes through" in why for why in result.matches[0].why)
+
+
+def test_failed_version_check_demotes_and_says_so(matcher):
+    log = (ASSETS / "kb-logs" / "deepspeed-zero3-offload-device-mismatch.log").read_text()
+    report = read_log(log)
+    result = matcher.match(report, build_environment(freeze="deepspeed==0.14.0\ntorch==2.3.1\n", report=report))
+    record = next(m for m in result.matches if m.id == "deepspeed-zero3-offload-device-mismatch")
+    assert record.verdict == "not-affected" and not record.confident
+    assert any(c.result == "fails" and c.requirement.startswith("deepspeed") for c in record.checks)
+    assert any("demoted" in why for why in record.why)
+
+
+def test_affected_version_gives_a_concrete_command(matcher):
+    log = (ASSETS / "kb-logs" / "deepspeed-zero3-offload-device-mismatch.log").read_text()
+    report = read_log(log)
+    result = matcher.match(report, build_environment(freeze="deepspeed==0.15.4\n", report=report))
+    best = result.matches[0]
+    assert best.id == "deepspeed-zero3-offload-device-mismatch" and best.verdict == "affected"
+    assert "pip install 'deepspeed==0.14.0'" in best.commands
+
+
+def test_unrelated_traceback_gets_no_confident_match(matcher):
+    log = ('Traceback (most recent call last):\n  File "train.py", line 12, in <module>\n    main()\n'
+           '  File "train.py", line 8, in main\n    print(undefined_name)\nNameError: name \'undefined_name\' is not defined\n')
+    result = match(matcher, log)
+    assert not result.confident
+
+
+def test_one_gpu_demotes_a_multi_gpu_record(matcher):
+    log = (ASSETS / "kb-logs" / "unsloth-multi-gpu-cpu-backend.log").read_text()
+    result = match(matcher, log, gpu_count=1)
+    record = next(m for m in result.matches if m.id == "unsloth-multi-gpu-cpu-backend")
+    assert not record.confident
+    assert any(c.requirement == "gpus>=2" and c.result == "fails" for c in record.checks)
+
+
+SEED_OF = {"sat-broadcast-cpu-backend": "000", "lightning-lr-find-ddp-cpu-backend": "001",
+           "cogvlm-multi-gpu-oom-killed": "002", "deepspeed-zero3-offload-device-mismatch": "003",
+           "unsloth-multi-gpu-cpu-backend": "004"}
+
+
+def _seed_cases():
+    for path in sorted(EVAL_PUBLIC.glob("*.json")):
+        case = json.loads(path.read_text())
+        seed = (case.get("seed") or "")[:3] or next((SEED_OF[e] for e in case["expected"] if e in SEED_OF), None)
+        if seed:
+            yield pytest.param(case, seed, id=case["case"])
+
+
+@pytest.mark.parametrize("case, seed", list(_seed_cases()))
+def test_ingested_seeds_alone_match_their_cases(cli, tmp_path, case, seed):
+    db = tmp_path / "seeds.db"
+    assert cli("kb", "ingest", "--db", str(db), str(SEEDS)).returncode == 0
+    log = tmp_path / "case.log"
+    log.write_text(case["log"])
+    args = ["--db", str(db), "--json", str(log)]
+    if case.get("gpu_count"):
+        args += ["--gpus", str(case["gpu_count"])]
+    out = json.loads(cli(*args).stdout)
+    assert out["matches"][0]["source"].rsplit("/", 1)[-1].startswith(seed), [m["id"] for m in out["matches"]]
