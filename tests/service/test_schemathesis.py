@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import httpx
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import Unsatisfiable
 from schemathesis.checks import not_a_server_error
+from schemathesis.generation.modes import GenerationMode
 
 from tests.service.conftest import ADMIN_TOKEN, copy_db, start_server
 
@@ -37,11 +40,21 @@ def test_no_request_yields_a_500(live):
     each operation's hypothesis strategy is driven directly.
     """
     for operation in _operations(live.url):
-        _fuzz(operation, live.url)
+        for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE):
+            try:
+                _fuzz(operation, mode, live.url)
+            except Unsatisfiable:
+                assert mode is GenerationMode.NEGATIVE, operation.label  # nothing to break in GET /healthz
+    assert _count_requests(live.url) > 300
 
 
-def _fuzz(operation, url: str) -> None:
-    @given(case=operation.as_strategy())
+def _count_requests(url: str) -> float:
+    text = httpx.get(url + "/metrics").text
+    return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines() if line.startswith("tracefix_http_requests_total{"))
+
+
+def _fuzz(operation, mode: GenerationMode, url: str) -> None:
+    @given(case=operation.as_strategy(mode))
     @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     def check(case):
         response = case.call(base_url=url, headers={"authorization": f"Bearer {ADMIN_TOKEN}"}, timeout=30)

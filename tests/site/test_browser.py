@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.site.conftest import search, url
-from tracefix.logs.signature import mask
+from tracefix.logs.signature import mask, symptom_matches
 from tracefix.site.search_index import tokenize
 
 TRIO = {"sat-broadcast-cpu-backend", "lightning-lr-find-ddp-cpu-backend", "unsloth-multi-gpu-cpu-backend"}
@@ -119,9 +119,10 @@ def test_planted_script_does_not_run(page, fixture_site):
     assert page.locator("article img").count() == 0
 
 
-def test_chinese_record_renders_with_its_language(page, fixture_site, fixture_store):
+def test_chinese_record_renders_with_its_language(page, fixture_site, fixture_store, artifacts):
     seed = next(r for r in fixture_store.records() if r.language == "zh")
     page.goto(url(fixture_site, f"records/{seed.id}.html"))
+    page.screenshot(path=str(artifacts / "record-zh.png"), full_page=True)
     assert page.get_attribute("html", "lang") == "zh"
     assert page.text_content("h1") == seed.title
     assert page.evaluate("document.characterSet") == "UTF-8"
@@ -135,6 +136,7 @@ SAMPLES = [
     "C:\\Users\\me\\proj\\train.py raised in /home/u/.cache/x-1/y@2/z.py on cuda:3 (rank 12)",
     "RuntimeError: CUDA error: an illegal memory access was encountered\n\tat v1.2.3 and 3.5e-4",
     "第3卡 显存不足 12:30:45 分布式训练 设备 cuda:1 版本2.1.0",
+    "exitcode: -9 (pid: 4242) and -6, -123, 2024-03-21_02:07:08 /usr/lib/x86_64-linux-gnu/libcudart.so.12 C:\\a\\b\\",
 ]
 
 
@@ -143,3 +145,14 @@ def test_js_mask_and_tokenize_mirror_python(page, kb_site, text):
     page.goto(url(kb_site))
     assert page.evaluate("t => tracefix.mask(t)", text) == mask(text)
     assert page.evaluate("t => tracefix.tokenize(t)", text) == tokenize(text)
+
+
+def test_js_symptom_patterns_match_like_python(page, kb_site, kb_store):
+    """Each symptom, pasted with its gaps filled in, hits the same records in the browser as in Python."""
+    records = kb_store.records()
+    samples = [f"[rank1]: {s.replace('...', ' detail 42 ')}" for r in records for s in r.symptoms]
+    page.goto(url(kb_site))
+    browser_hits = page.evaluate("texts => texts.map(t => tracefix.signatureHits(t))", samples)
+    for text, hits in zip(samples, browser_hits):
+        expected = [r.id for r in records if any(symptom_matches(s, mask(text)) for s in r.symptoms)]
+        assert hits == expected, text

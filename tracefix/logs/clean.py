@@ -164,15 +164,20 @@ class Scanner:
 
     def lines(self, pieces: Iterable[bytes]) -> Iterator[Line]:
         it = iter(pieces)
-        first = next(it, None)
-        if first is None:
-            return
-        second = next(it, None)
-        if second is None and len(first) < FULL_BELOW:
-            yield from self._all(first)
+        head: list[bytes] = []
+        size = 0
+        # A small input may still arrive in several pieces (a last line without "\n" is one).
+        for piece in it:
+            head.append(piece)
+            size += len(piece)
+            if size >= FULL_BELOW:
+                break
+        else:
+            if head:
+                yield from self._all(b"".join(head))
             return
         self.focused = True
-        for chunk in itertools.chain((first,), (second,) if second is not None else (), it):
+        for chunk in itertools.chain(head, it):
             yield from self._focus(chunk)
 
     def _all(self, chunk: bytes) -> Iterator[Line]:

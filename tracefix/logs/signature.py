@@ -10,15 +10,34 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+
+
+def _path(m: re.Match[str]) -> str:
+    """A path's folders vary between machines; its file name (libcudart.so, flash_attn_2_cuda...) is evidence."""
+    name = re.split(r"[/\\]", m.group(0).rstrip("/\\"))[-1]
+    return f"<PATH>/{name}" if name else "<PATH>"
+
+
+def _number(m: re.Match[str]) -> str:
+    """Numbers vary, but a small negative exit code is a signal number: -9 (SIGKILL) is not -6."""
+    sign, digits = m.group(1), m.group(2)
+    if sign and len(digits) <= 2:
+        return m.group(0)
+    return f"{sign}<N>"
+
+
 # Order matters: timestamps and paths contain numbers, hex addresses contain letters.
-_MASKS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"), "<TIME>"),
+_MASKS: tuple[tuple[re.Pattern[str], object], ...] = (
+    (re.compile(r"\d{4}-\d{2}-\d{2}[ T_]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"), "<TIME>"),
     (re.compile(r"\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\b"), "<TIME>"),
-    (re.compile(r"(?:[A-Za-z]:)?(?:[/\\][\w.\-+@~]+){2,}[/\\]?"), "<PATH>"),
+    (re.compile(r"(?:[A-Za-z]:)?(?:[/\\][\w.\-+@~]+){2,}[/\\]?"), _path),
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "<HEX>"),
     (re.compile(r"\b[0-9a-f]{12,}\b"), "<HEX>"),
-    (re.compile(r"(?<![A-Za-z_\d.])\d+(?:\.\d+)*"), "<N>"),
+    (re.compile(r"(?<![A-Za-z_\d.])(-?)(\d+(?:\.\d+)*)(?![\d])"), _number),
 )
+# A leading exception type is optional evidence: prose and partial pastes often leave it out.
+_TYPE_PREFIX = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning):\s*")
+_FLAT = re.compile(r"\s+")
 _PLACEHOLDER = re.compile(r"<(?:TIME|PATH|HEX|N)>")
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
 _SPACES = re.compile(r"[ \t\f\v]+")
@@ -33,8 +52,8 @@ def mask(text: str) -> str:
     >>> mask("CUDA out of memory. Tried to allocate 20.00 MiB (GPU 3; 79.15 GiB total)")
     'CUDA out of memory. Tried to allocate <N> MiB (GPU <N>; <N> GiB total)'
     """
-    for pattern, placeholder in _MASKS:
-        text = pattern.sub(placeholder, text)
+    for pattern, replacement in _MASKS:
+        text = pattern.sub(replacement, text)
     return _SPACES.sub(" ", text).strip()
 
 
@@ -53,18 +72,30 @@ def _literal(piece: str) -> str:
 @lru_cache(maxsize=4096)
 def compile_symptom(symptom: str) -> re.Pattern[str]:
     """The regex that finds `symptom` in masked log text (case-insensitive, gaps bounded)."""
-    pieces = [p for p in _ELLIPSIS.split(mask(symptom)) if p]
+    pieces = [p for p in _ELLIPSIS.split(_message(symptom)) if p]
     return re.compile(_GAP.join(_literal(p) for p in pieces), re.IGNORECASE)
 
 
 def anchor(symptom: str) -> str:
     """The longest literal stretch of a symptom: a cheap `in` test before the regex runs."""
-    pieces = [bit for piece in _ELLIPSIS.split(mask(symptom)) for bit in _PLACEHOLDER.split(piece)]
+    pieces = [bit for piece in _ELLIPSIS.split(_message(symptom)) for bit in _PLACEHOLDER.split(piece)]
     return max((p.strip() for p in pieces), key=len, default="").lower()
 
 
-def symptom_matches(symptom: str, masked_text: str, lowered: str | None = None) -> bool:
-    """Whether `symptom` occurs in text already passed through `mask()`."""
-    if anchor(symptom) not in (lowered if lowered is not None else masked_text.lower()):
+def _message(symptom: str) -> str:
+    """The masked symptom without its exception type, when enough message is left to be specific."""
+    masked = mask(symptom)
+    rest = _TYPE_PREFIX.sub("", masked)
+    return rest if len(rest) >= 20 else masked
+
+
+def flatten(masked_text: str) -> str:
+    """Lower-cased, all whitespace one space: what `anchor` is looked up in, so wrapped lines still match."""
+    return _FLAT.sub(" ", masked_text.lower())
+
+
+def symptom_matches(symptom: str, masked_text: str, flat: str | None = None) -> bool:
+    """Whether `symptom` occurs in text already passed through `mask()` (`flat` = flatten(text), if at hand)."""
+    if anchor(symptom) not in (flat if flat is not None else flatten(masked_text)):
         return False
     return compile_symptom(symptom).search(masked_text) is not None

@@ -8,6 +8,7 @@ in `constraints`, and explained.
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,7 +19,7 @@ from tracefix.indexer.embed import Embedder
 from tracefix.kb.record import Record
 from tracefix.kb.store import Store
 from tracefix.logs.report import LogReport
-from tracefix.logs.signature import mask, symptom_matches
+from tracefix.logs.signature import flatten, mask, symptom_matches
 from tracefix.match import constraints, fixcmd, sanity, scoring
 from tracefix.match.result import Match, MatchResult
 
@@ -36,6 +37,7 @@ class Query:
     masked: str        # the failure text, masked, for signature matching
     root_masked: str   # the root failure alone
     modules: tuple[str, ...]  # frame modules and packages seen
+    raw: str           # the failure text as it is, lower-cased: file paths still in it
 
 
 def build_query(report: LogReport) -> Query:
@@ -45,7 +47,11 @@ def build_query(report: LogReport) -> Query:
     tail = "\n".join(report.excerpt.splitlines()[-15:])
     text = "\n".join(p for p in (root_line or tail, " ".join(modules[:8])) if p)
     words = " ".join([root_line or tail, *(f.message for f in report.failures[1:4]), " ".join(modules[:8])])
-    return Query(text=text[:2000], words=words, masked=mask(report.excerpt), root_masked=mask(root_line), modules=modules)
+    # NCCL's WARN lines are the details its "unhandled system error" points to: part of the root.
+    details = [f.message for f in report.failures if f.kind == "nccl" and f is not root][:5]
+    root_text = "\n".join([root_line, *details])
+    return Query(text=text[:2000], words=words, masked=mask(report.excerpt), root_masked=mask(root_text), modules=modules,
+                 raw=report.excerpt.lower())
 
 
 class Matcher:
@@ -59,6 +65,7 @@ class Matcher:
         self.records: dict[str, Record] = {r.id: r for r in store.records()}
         self.ids = ids
         self.position = {rid: i for i, rid in enumerate(ids)}
+        self.symptom_owners = Counter(mask(s).lower() for r in self.records.values() for s in set(r.symptoms))
         self._embedder = _Background(embedder)
 
     @property
@@ -91,8 +98,8 @@ class Matcher:
     def _candidates(self, dense: dict[str, float], words: dict[str, float], query: Query) -> list[str]:
         pool = list(dict.fromkeys([*dense, *words]))
         if len(self.records) <= SCAN_ALL_UP_TO:
-            lowered = query.masked.lower()
-            pool += [rid for rid, r in self.records.items() if rid not in pool and _symptom_in(r, query.masked, lowered)]
+            flat = flatten(query.masked)
+            pool += [rid for rid, r in self.records.items() if rid not in pool and _symptom_in(r, query.masked, flat)]
         return pool
 
     # -- judging one record ----------------------------------------------------------------
@@ -104,8 +111,9 @@ class Matcher:
 
     def _judge(self, record: Record, query: Query, dense: dict[str, float], vector: np.ndarray | None,
                words: dict[str, float], env: Environment) -> Match:
-        symptom = _symptom_in(record, query.masked, query.masked.lower())
-        hit, missed = _frames(record, query)
+        symptom = _symptom_in(record, query.masked, flatten(query.masked))
+        hit, missed = _frames(record.frames, query)
+        packages, _ = _frames(record.all_packages(), query)
         verdict = constraints.check(record, env)
         evidence = scoring.Evidence(
             symptom=symptom,
@@ -113,7 +121,10 @@ class Matcher:
             dense=self._similarity(record.id, dense, vector),
             bm25=words.get(record.id, 0.0),
             frames_hit=hit,
+            packages_hit=packages,
             frames_missed=missed,
+            log_has_frames=bool(query.modules),
+            shared_symptom=bool(symptom) and self.symptom_owners[mask(symptom).lower()] > 1,
             verdict=verdict,
         )
         value = scoring.score(evidence)
@@ -125,15 +136,14 @@ class Matcher:
         )
 
 
-def _symptom_in(record: Record, masked: str, lowered: str) -> str | None:
-    return next((s for s in record.symptoms if symptom_matches(s, masked, lowered)), None)
+def _symptom_in(record: Record, masked: str, flat: str) -> str | None:
+    return next((s for s in record.symptoms if symptom_matches(s, masked, flat)), None)
 
 
-def _frames(record: Record, query: Query) -> tuple[tuple[str, ...], bool]:
-    """(frame hints seen in the log, whether the record's specific hints were all absent)."""
-    hints = [h for h in (*record.frames, *record.packages) if h.lower() not in _GENERIC_FRAMES]
-    text = query.masked.lower()
-    seen = tuple(dict.fromkeys(h for h in hints if _hint_seen(h.lower(), query.modules, text)))
+def _frames(names: tuple[str, ...], query: Query) -> tuple[tuple[str, ...], bool]:
+    """(hints seen in the log, whether the specific hints were all absent)."""
+    hints = [h for h in names if h.lower() not in _GENERIC_FRAMES]
+    seen = tuple(dict.fromkeys(h for h in hints if _hint_seen(h.lower(), query.modules, query.raw)))
     return seen, bool(hints) and not seen
 
 
@@ -141,7 +151,8 @@ def _hint_seen(hint: str, modules: tuple[str, ...], text: str) -> bool:
     """A hint is seen as a frame module prefix, or as a word in the failure text."""
     if any(m.lower() == hint or m.lower().startswith(hint + ".") for m in modules):
         return True
-    variants = {hint, hint.replace(".", "/"), hint.replace("-", "_")}
+    # "lr_find" is written "lr find(ing)" when a person describes it in prose.
+    variants = {hint, hint.replace(".", "/"), hint.replace("-", "_"), hint.replace("_", " ")}
     return any(v in text for v in variants)
 
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tracefix.logs.signature import anchor
 from tracefix.match.constraints import Verdict
 
-W_SYMPTOM, W_ROOT, W_DENSE, W_BM25, W_FRAMES = 0.45, 0.10, 0.30, 0.10, 0.12
+W_SYMPTOM, W_ROOT, W_DENSE, W_BM25, W_FRAMES, W_PACKAGES = 0.45, 0.10, 0.30, 0.10, 0.12, 0.05
+W_SPECIFIC, SPECIFIC_CHARS = 0.15, 60
 VERDICT_BONUS = {"affected": 0.06, "unknown": 0.0, "not-affected": -0.30}
 CONFIDENT_WITH_SYMPTOM = 0.55
 CONFIDENT_WITHOUT_SYMPTOM = 0.62
@@ -27,7 +29,10 @@ class Evidence:
     dense: float              # cosine similarity of the log's query text and the record's text
     bm25: float               # BM25 of the log's words against the record, scaled to 0..1 over candidates
     frames_hit: tuple[str, ...]   # record frame hints seen in the log's frames or text
+    packages_hit: tuple[str, ...] # record packages seen in the log's frames or text
     frames_missed: bool       # the record names specific frames and the log shows none of them
+    log_has_frames: bool      # the log shows a traceback with frames, so a missing frame is telling
+    shared_symptom: bool      # the matched signature belongs to other records too
     verdict: Verdict
 
 
@@ -35,16 +40,23 @@ def score(e: Evidence) -> float:
     dense = min(1.0, max(0.0, (e.dense - DENSE_FLOOR) / DENSE_SPAN))
     total = W_DENSE * dense + W_BM25 * e.bm25 + VERDICT_BONUS[e.verdict.verdict]
     if e.symptom:
-        total += W_SYMPTOM + (W_ROOT if e.on_root else 0.0)
+        # A longer literal signature is more specific evidence than a short generic one.
+        specific = W_SPECIFIC * min(len(anchor(e.symptom)), SPECIFIC_CHARS) / SPECIFIC_CHARS
+        total += W_SYMPTOM + (W_ROOT if e.on_root else 0.0) + specific
     if e.frames_hit:
         total += W_FRAMES
     elif e.frames_missed:
         total -= W_FRAMES
+    if e.packages_hit and not e.frames_hit:
+        total += W_PACKAGES
     return round(total, 4)
 
 
 def is_confident(e: Evidence, value: float) -> bool:
     if e.verdict.verdict == "not-affected":
+        return False
+    if e.symptom and e.shared_symptom and e.frames_missed and e.log_has_frames:
+        # Several records share this message and the traceback goes through none of this one's code.
         return False
     if e.symptom:
         return value >= CONFIDENT_WITH_SYMPTOM
@@ -59,7 +71,9 @@ def reasons(e: Evidence) -> tuple[str, ...]:
         out.append(f"its error signature appears in {where}: {e.symptom!r}")
     if e.frames_hit:
         out.append(f"the failure passes through {', '.join(e.frames_hit)}")
-    elif e.frames_missed:
+    elif e.packages_hit:
+        out.append(f"the log involves {', '.join(e.packages_hit)}")
+    if e.frames_missed:
         out.append("none of its frames or packages appear in the log")
     out.append(f"meaning similarity {e.dense:.2f}, word overlap {e.bm25:.2f}")
     failed = [c.requirement for c in e.verdict.checks if c.result == "fails"]

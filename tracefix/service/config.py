@@ -27,4 +27,5 @@ class ServiceConfig:
             max_body=int(env.get("TRACEFIX_MAX_BODY") or DEFAULT_MAX_BODY),
             slack_signing_secret=env.get("TRACEFIX_SLACK_SIGNING_SECRET") or None,
             admin_token=env.get("TRACEFIX_ADMIN_TOKEN") or None,
+            cpu_threads=int(env.get("TRACEFIX_CPU_THREADS") or cls.cpu_threads),
         )

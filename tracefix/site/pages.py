@@ -14,12 +14,13 @@ from pathlib import PurePath
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from packaging.specifiers import InvalidSpecifier, Specifier
 
 from tracefix.kb.record import Record, parse_condition
 
 _HTTP = re.compile(r"^https?://[^\s<>\"']+$", re.IGNORECASE)
+_BACKTICKS = re.compile(r"`([^`]+)`")
 _LANG_CLASS = re.compile(r"^[A-Za-z0-9_+-]{1,30}$")
 _SPEC_WORDS = {
     "==": "{v}", "===": "exactly {v}", "!=": "not {v}", ">=": "{v} or later", ">": "later than {v}",
@@ -64,6 +65,20 @@ _MD_AUTHORED, _MD_SCRAPED = _markdown(breaks=False), _markdown(breaks=True)
 def render_markdown(text: str, scraped: bool = False) -> Markup:
     """Safe HTML for a cause or fix: raw HTML escaped, non-http(s) links left as text."""
     return Markup((_MD_SCRAPED if scraped else _MD_AUTHORED).render(text))
+
+
+def title_html(title: str) -> Markup:
+    """A title with its `code spans` as <code>; everything else escaped."""
+    out, pos = [], 0
+    for m in _BACKTICKS.finditer(title):
+        out += [escape(title[pos : m.start()]), Markup("<code>%s</code>") % m.group(1)]
+        pos = m.end()
+    return Markup("").join([*out, escape(title[pos:])])
+
+
+def plain_title(title: str) -> str:
+    """A title for places without markup (<title>, search results): backticks dropped."""
+    return _BACKTICKS.sub(r"\1", title)
 
 
 def readable_spec(spec: str) -> str:
@@ -121,6 +136,7 @@ class RecordPage:
     id: str
     url: str
     title: str
+    title_html: Markup
     lang: str
     area: str
     packages: tuple[str, ...]
@@ -158,7 +174,8 @@ def record_page(record: Record, origin: str = "") -> RecordPage:
     return RecordPage(
         id=record.id,
         url=record_url(record.id),
-        title=record.title,
+        title=plain_title(record.title),
+        title_html=title_html(record.title),
         lang=record.language or "en",
         area=record.area,
         packages=record.all_packages(),

@@ -13,8 +13,8 @@ import json
 import re
 
 from tracefix.kb.record import Record
-from tracefix.logs.signature import _ELLIPSIS, mask
-from tracefix.site.pages import record_url
+from tracefix.logs.signature import _ELLIPSIS, _message
+from tracefix.site.pages import plain_title, record_url
 
 INDEX_VERSION = 1
 FIELD_WEIGHTS = (("title", 3), ("id", 2), ("symptoms", 3), ("frames", 2), ("packages", 2), ("cause", 1))
@@ -51,8 +51,8 @@ def tokenize(text: str) -> list[str]:
 
 
 def symptom_pieces(symptom: str) -> list[str]:
-    """The literal stretches of a masked symptom, as `compile_symptom` joins them with gaps."""
-    return [p for p in _ELLIPSIS.split(mask(symptom)) if p]
+    """The literal stretches of a masked symptom, cut exactly as `compile_symptom` cuts them."""
+    return [p for p in _ELLIPSIS.split(_message(symptom)) if p]
 
 
 def _field_text(record: Record, field: str) -> str:
@@ -75,7 +75,7 @@ def _doc(record: Record, length: int) -> dict:
     return {
         "id": record.id,
         "url": record_url(record.id),
-        "title": record.title,
+        "title": plain_title(record.title),
         "area": record.area,
         "lang": record.language or "en",
         "symptoms": [symptom_pieces(s) for s in record.symptoms],

@@ -6,13 +6,21 @@
 
   // Python's \w and \d are Unicode-aware; \b is spelled out with lookarounds on W.
   var W = "[\\p{L}\\p{N}_]", D = "\\p{Nd}";
+
+  function keepName(match) {
+    var name = match.replace(/[\/\\]+$/, "").split(/[\/\\]/).pop();
+    return name ? "<PATH>/" + name : "<PATH>";
+  }
+
+  function number(match, sign, digits) { return sign && digits.length <= 2 ? match : sign + "<N>"; }
+
   var MASKS = [
-    [D + "{4}-" + D + "{2}-" + D + "{2}[ T]" + D + "{2}:" + D + "{2}:" + D + "{2}(?:[.,]" + D + "+)?", "<TIME>"],
+    [D + "{4}-" + D + "{2}-" + D + "{2}[ T_]" + D + "{2}:" + D + "{2}:" + D + "{2}(?:[.,]" + D + "+)?", "<TIME>"],
     ["(?<!" + W + ")" + D + "{2}:" + D + "{2}:" + D + "{2}(?:[.,]" + D + "+)?(?!" + W + ")", "<TIME>"],
-    ["(?:[A-Za-z]:)?(?:[/\\\\][\\p{L}\\p{N}_.\\-+@~]+){2,}[/\\\\]?", "<PATH>"],
+    ["(?:[A-Za-z]:)?(?:[/\\\\][\\p{L}\\p{N}_.\\-+@~]+){2,}[/\\\\]?", keepName],
     ["(?<!" + W + ")0x[0-9a-fA-F]+(?!" + W + ")", "<HEX>"],
     ["(?<!" + W + ")[0-9a-f]{12,}(?!" + W + ")", "<HEX>"],
-    ["(?<![A-Za-z_" + D + ".])" + D + "+(?:\\." + D + "+)*", "<N>"]
+    ["(?<![A-Za-z_" + D + ".])(-?)(" + D + "+(?:\\." + D + "+)*)(?!" + D + ")", number]
   ].map(function (m) { return [new RegExp(m[0], "gu"), m[1]]; });
 
   function mask(text) {
@@ -149,7 +157,8 @@
     if (!q) return;
     var box = document.getElementById("results"), status = document.getElementById("status");
     var run = function () {
-      q.rows = Math.min(12, Math.max(2, q.value.split("\n").length));
+      q.style.height = "auto";
+      q.style.height = Math.min(q.scrollHeight + 4, 320) + "px";
       showResults(box, status, q.value);
     };
     q.addEventListener("input", run);
@@ -199,7 +208,14 @@
     });
   }
 
-  window.tracefix = { mask: mask, tokenize: function (t) { load(); return tokenize(t); }, search: search };
+  function signatureHits(text) {
+    var masked = mask(text);
+    return load().docs.filter(function (d) {
+      return d.regexes.some(function (re) { return re.test(masked); });
+    }).map(function (d) { return d.id; });
+  }
+
+  window.tracefix = { mask: mask, signatureHits: signatureHits, tokenize: function (t) { load(); return tokenize(t); }, search: search };
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", function () { initSearch(); initCopy(); });
   } else {
