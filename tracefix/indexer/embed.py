@@ -45,6 +45,8 @@ class OnnxEmbedder:
         # The cached file is already optimised at export: skip redoing it at every start.
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         options.log_severity_level = 3
+        # Spinning threads burn the other core that a concurrent request (or the main thread) needs.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(ensure_onnx(info)), options, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
 

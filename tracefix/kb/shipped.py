@@ -9,7 +9,6 @@ from pathlib import Path
 
 from tracefix.errors import ArticleError
 from tracefix.kb.store import Store
-from tracefix.kb.validate import load_all
 from tracefix.settings import Settings
 
 ORIGIN = "shipped"
@@ -37,6 +36,8 @@ def refresh(store: Store) -> bool:
     current = shipped_hash(folder)
     if store.get_meta("shipped_hash") == current:
         return False
+    from tracefix.kb.validate import load_all  # parsers are needed only when the articles changed
+
     records, problems = load_all([folder])
     if problems:
         raise ArticleError(str(folder), None, f"shipped knowledge base is invalid: {problems[0]}")

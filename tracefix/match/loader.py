@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from tracefix.errors import IndexError_
 from tracefix.indexer import faiss_store
+from tracefix.indexer.background import Background, start_embedder
 from tracefix.indexer.embed import make_embedder
 from tracefix.indexer.model import resolve_model
 from tracefix.kb.shipped import open_store
@@ -20,8 +21,13 @@ def build_index(settings: Settings, store: Store | None = None, progress: Callab
     return faiss_store.build(store, embedder, settings.index_path, progress)
 
 
-def load_matcher(settings: Settings, rebuild: bool = True, progress: Callable[[int, int], None] | None = None) -> Matcher:
-    """A ready Matcher. A missing or stale index is rebuilt when `rebuild`, else refused."""
+def load_matcher(settings: Settings, rebuild: bool = True, progress: Callable[[int, int], None] | None = None,
+                 embedder: Background | None = None) -> Matcher:
+    """A ready Matcher. A missing or stale index is rebuilt when `rebuild`, else refused.
+
+    `embedder` is one already started with `start_embedder` (the CLI starts it first thing).
+    """
+    embedder = embedder or start_embedder(settings.model, settings.backend)
     store = open_store(settings)
     info = resolve_model(settings.model)
     try:
@@ -32,6 +38,6 @@ def load_matcher(settings: Settings, rebuild: bool = True, progress: Callable[[i
     if problem and not rebuild:
         raise IndexError_(f"the index at {settings.index_path} cannot be used: {problem} (run 'tracefix index build')")
     if problem:
-        faiss_store.build(store, make_embedder(info, settings.backend), settings.index_path, progress)
+        faiss_store.build(store, embedder.get(), settings.index_path, progress)
         index, manifest = faiss_store.load(settings.index_path)
-    return Matcher(store, index, manifest.ids, lambda: make_embedder(info, settings.backend))
+    return Matcher(store, index, manifest.ids, embedder.get)

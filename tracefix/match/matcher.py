@@ -7,7 +7,6 @@ in `constraints`, and explained.
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tracefix.env.environment import Environment
+from tracefix.indexer.background import Background
 from tracefix.indexer.embed import Embedder
 from tracefix.kb.record import Record
 from tracefix.kb.store import Store
@@ -24,6 +24,7 @@ from tracefix.match import constraints, fixcmd, sanity, scoring
 from tracefix.match.result import Match, MatchResult
 
 RETRIEVE = 30
+QUERY_CHARS = 600  # the embedded query: the error and where it happened; longer only costs time
 SCAN_ALL_UP_TO = 5000  # records; above this, signatures are checked on retrieved candidates only
 _GENERIC_FRAMES = frozenset({"torch", "python", "builtins"})
 
@@ -50,7 +51,7 @@ def build_query(report: LogReport) -> Query:
     # NCCL's WARN lines are the details its "unhandled system error" points to: part of the root.
     details = [f.message for f in report.failures if f.kind == "nccl" and f is not root][:5]
     root_text = "\n".join([root_line, *details])
-    return Query(text=text[:2000], words=words, masked=mask(report.excerpt), root_masked=mask(root_text), modules=modules,
+    return Query(text=text[:QUERY_CHARS], words=words, masked=mask(report.excerpt), root_masked=mask(root_text), modules=modules,
                  raw=report.excerpt.lower())
 
 
@@ -66,7 +67,7 @@ class Matcher:
         self.ids = ids
         self.position = {rid: i for i, rid in enumerate(ids)}
         self.symptom_owners = Counter(mask(s).lower() for r in self.records.values() for s in set(r.symptoms))
-        self._embedder = _Background(embedder)
+        self._embedder = Background(embedder)
 
     @property
     def embedder(self) -> Embedder:
@@ -154,26 +155,3 @@ def _hint_seen(hint: str, modules: tuple[str, ...], text: str) -> bool:
     # "lr_find" is written "lr find(ing)" when a person describes it in prose.
     variants = {hint, hint.replace(".", "/"), hint.replace("-", "_"), hint.replace("_", " ")}
     return any(v in text for v in variants)
-
-
-class _Background:
-    """A value computed in a thread; `get()` waits for it and re-raises its error."""
-
-    def __init__(self, factory: Callable[[], Embedder]):
-        self._value: Embedder | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(factory,), daemon=True)
-        self._thread.start()
-
-    def _run(self, factory: Callable[[], Embedder]) -> None:
-        try:
-            self._value = factory()
-        except BaseException as e:  # re-raised in the caller's thread by get()
-            self._error = e
-
-    def get(self) -> Embedder:
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._value is not None
-        return self._value

@@ -4,6 +4,7 @@ NO_COLOR is unset; the words are the same either way."""
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import TextIO
 
@@ -64,11 +65,22 @@ def _esc(text: str) -> str:
     return text.replace("[", r"\[")
 
 
-def print_result(result: MatchResult, stream: TextIO | None = None) -> None:
-    from rich.console import Console
+_TAG = re.compile(r"(?<!\\)\[/?(?:bold|dim|yellow|green|red|cyan|white)?(?: ?(?:bold|dim|yellow|green|red|cyan|white))*\]")
 
+
+def plain(markup: str) -> str:
+    """The markup without its style tags: what a pipe or NO_COLOR gets (and rich is not imported)."""
+    return _TAG.sub("", markup).replace("\\[", "[")
+
+
+def print_result(result: MatchResult, stream: TextIO | None = None) -> None:
     stream = stream or sys.stdout
     colour = use_colour(stream)
+    if not colour:
+        stream.write(plain(render(result)) + "\n")
+        return
+    from rich.console import Console
+
     console = Console(file=stream, no_color=not colour, force_terminal=colour, highlight=False,
                       soft_wrap=True, emoji=False, color_system="auto" if colour else None)
     console.print(render(result))
