@@ -55,14 +55,14 @@ def match(logfile, freeze, smi, gpus, top, as_json, model, db) -> None:
     from tracefix.indexer.background import start_embedder
     from tracefix.settings import Settings
 
+    data = _read_input(logfile)
+    freeze_text, smi_text = _read_text(freeze), _read_text(smi)
     settings = Settings.resolve(db, model)
-    embedder = start_embedder(settings.model, settings.backend)  # first: model start-up overlaps the rest
+    embedder = start_embedder(settings.model, settings.backend)  # model start-up overlaps the rest
     from tracefix.env.environment import build_environment
     from tracefix.logs.report import read_log
     from tracefix.match.loader import load_matcher
 
-    data = _read_input(logfile)
-    freeze_text, smi_text = _read_text(freeze), _read_text(smi)
     matcher = load_matcher(settings, progress=_progress, embedder=embedder)
     report = read_log(data)
     env = build_environment(freeze=freeze_text, smi=smi_text, report=report, gpu_count=gpus)

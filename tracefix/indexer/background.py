@@ -16,7 +16,9 @@ class Background(Generic[T]):
     def __init__(self, factory: Callable[[], T]):
         self._value: T | None = None
         self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, args=(factory,), daemon=True)
+        # NOTE: not a daemon: exiting while ONNX Runtime is still building its session aborts the
+        # process ("terminate called without an active exception"), so exit waits for it instead.
+        self._thread = threading.Thread(target=self._run, args=(factory,), daemon=False)
         self._thread.start()
 
     def _run(self, factory: Callable[[], T]) -> None:
