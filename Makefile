@@ -19,7 +19,7 @@ $(VENV)/.installed: pyproject.toml
 
 $(VENV)/.installed-test: $(VENV)/.installed
 	$(PIP) install --quiet -e '.[test]'
-	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium >/dev/null)
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium fonts-wqy-microhei >/dev/null)
 	touch $@
 
 install: $(VENV)/.installed

@@ -72,14 +72,22 @@ def _literal(piece: str) -> str:
 @lru_cache(maxsize=4096)
 def compile_symptom(symptom: str) -> re.Pattern[str]:
     """The regex that finds `symptom` in masked log text (case-insensitive, gaps bounded)."""
-    pieces = [p for p in _ELLIPSIS.split(_message(symptom)) if p]
-    return re.compile(_GAP.join(_literal(p) for p in pieces), re.IGNORECASE)
+    return re.compile(_GAP.join(_literal(p) for p in symptom_pieces(symptom)), re.IGNORECASE)
 
 
 def anchor(symptom: str) -> str:
     """The longest literal stretch of a symptom: a cheap `in` test before the regex runs."""
-    pieces = [bit for piece in _ELLIPSIS.split(_message(symptom)) for bit in _PLACEHOLDER.split(piece)]
+    pieces = [bit for piece in symptom_pieces(symptom) for bit in _PLACEHOLDER.split(piece)]
     return max((p.strip() for p in pieces), key=len, default="").lower()
+
+
+def symptom_pieces(symptom: str) -> list[str]:
+    """The masked literal stretches of a symptom, in order, between its `...` gaps.
+
+    >>> symptom_pieces("RuntimeError: Expected all tensors ... cuda:0 and cpu")
+    ['Expected all tensors', 'cuda:<N> and cpu']
+    """
+    return [p for p in _ELLIPSIS.split(_message(symptom)) if p]
 
 
 def _message(symptom: str) -> str:

@@ -13,7 +13,7 @@ import json
 import re
 
 from tracefix.kb.record import Record
-from tracefix.logs.signature import _ELLIPSIS, _message
+from tracefix.logs.signature import symptom_pieces
 from tracefix.site.pages import plain_title, record_url
 
 INDEX_VERSION = 1
@@ -48,11 +48,6 @@ def tokenize(text: str) -> list[str]:
     """Search terms of `text`; site.js `tokenize` must give the same list."""
     tokens = [t for m in _WORD.finditer(text) for t in _word_tokens(m.group())]
     return tokens + [t for m in _CJK.finditer(text) for t in _cjk_tokens(m.group())]
-
-
-def symptom_pieces(symptom: str) -> list[str]:
-    """The literal stretches of a masked symptom, cut exactly as `compile_symptom` cuts them."""
-    return [p for p in _ELLIPSIS.split(_message(symptom)) if p]
 
 
 def _field_text(record: Record, field: str) -> str:
