@@ -67,3 +67,17 @@ def test_show_and_export(cli, asset, db_path):
             "references", "language", "source", "content_hash"} <= set(exported[0])
     missing = cli("kb", "show", "nope", "--db", str(db_path))
     assert missing.returncode == 2 and "no record with id 'nope'" in missing.stderr.decode()
+
+
+def test_large_store_leaves_out_words_most_records_share(db_path, monkeypatch):
+    from tracefix.kb import store as store_module
+    from tracefix.kb.record import Record
+
+    monkeypatch.setattr(store_module, "COMMON_TERMS_FROM", 10)
+    records = [Record(id=f"r-{n}", title=f"Failure number {n}", symptoms=(f"RuntimeError: collective failure kind{n}",),
+                      cause="c", fix="f") for n in range(20)]
+    store = Store(db_path)
+    store.ingest(records)
+    assert "collect" in store.common_terms()  # porter-stemmed, as FTS5 stores it
+    assert "collective" not in store_module.fts_query("collective failure kind7", skip=store.common_terms())
+    assert store.search("collective failure kind7")[0][0] == "r-7"

@@ -19,6 +19,7 @@ from tracefix.errors import StoreError
 from tracefix.kb.record import Record
 
 SCHEMA_VERSION = "1"
+COMMON_TERMS_FROM = 5000  # records; smaller knowledge bases search every word
 _FTS_COLUMNS = ("title", "symptoms", "frames", "packages", "cause", "fix")
 
 
@@ -36,6 +37,7 @@ class Store:
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
+        self._common: frozenset[str] | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self.db = sqlite_utils.Database(self.path)
@@ -82,6 +84,7 @@ class Store:
                     self.db["records"].upsert(_row(record, origin), pk="id")
         except sqlite3.DatabaseError as e:
             raise StoreError(f"{self.path}: write failed, nothing was stored ({e})") from None
+        self._common = None
         return IngestResult(tuple(added), tuple(updated), tuple(unchanged))
 
     def sync_origin(self, records: list[Record], origin: str) -> IngestResult:
@@ -128,9 +131,21 @@ class Store:
     def count(self) -> int:
         return self.db["records"].count
 
+    def common_terms(self) -> frozenset[str]:
+        """Index terms found in over a tenth of a large knowledge base: they add almost nothing to
+        BM25 but make an OR query touch every row, so `search` leaves them out."""
+        if self._common is None:
+            total = self.count()
+            self._common = frozenset()
+            if total > COMMON_TERMS_FROM:
+                self.db.execute("create virtual table if not exists temp.records_vocab using fts5vocab(main, records_fts, row)")
+                rows = self.db.execute("select term from temp.records_vocab where doc > ?", [total // 10]).fetchall()
+                self._common = frozenset(r[0] for r in rows)
+        return self._common
+
     def search(self, text: str, limit: int = 20) -> list[tuple[str, float]]:
         """(id, BM25 score, higher is better) for the words of `text`, any of them."""
-        query = fts_query(text)
+        query = fts_query(text, skip=self.common_terms())
         if not query:
             return []
         sql = (
@@ -147,11 +162,19 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]{2,40}")
 _STOP = frozenset("the and for with not but was are this that from none true false line file self most recent call last".split())
 
 
-def fts_query(text: str, max_terms: int = 64) -> str:
-    """An OR query of the distinctive words of `text` (FTS5 syntax is quoted away)."""
+def fts_query(text: str, max_terms: int = 64, skip: frozenset[str] = frozenset()) -> str:
+    """An OR query of the distinctive words of `text` (FTS5 syntax is quoted away).
+
+    `skip` holds stemmed index terms; a word is skipped when it or a stem of it is there.
+    """
     words = [w.lower() for w in _WORD.findall(text)]
-    terms = list(dict.fromkeys(w for w in words if w not in _STOP))[:max_terms]
+    terms = [w for w in dict.fromkeys(words) if w not in _STOP and not _in_terms(w, skip)][:max_terms]
     return " OR ".join(f'"{t}"' for t in terms)
+
+
+def _in_terms(word: str, terms: frozenset[str]) -> bool:
+    """Whether `word` or a stem of it (the Porter stemmer drops at most a few letters) is in `terms`."""
+    return any(word[:k] in terms for k in range(max(3, len(word) - 3), len(word) + 1))
 
 
 def _row(record: Record, origin: str) -> dict:
