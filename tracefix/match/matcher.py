@@ -36,6 +36,7 @@ class Query:
     text: str          # embedded for dense similarity
     words: str         # sent to FTS5
     masked: str        # the failure text, masked, for signature matching
+    flat: str          # the same, flattened: where signature anchors are looked up
     root_masked: str   # the root failure alone
     modules: tuple[str, ...]  # frame modules and packages seen
     raw: str           # the failure text as it is, lower-cased: file paths still in it
@@ -51,8 +52,9 @@ def build_query(report: LogReport) -> Query:
     # NCCL's WARN lines are the details its "unhandled system error" points to: part of the root.
     details = [f.message for f in report.failures if f.kind == "nccl" and f is not root][:5]
     root_text = "\n".join([root_line, *details])
-    return Query(text=text[:QUERY_CHARS], words=words, masked=mask(report.excerpt), root_masked=mask(root_text), modules=modules,
-                 raw=report.excerpt.lower())
+    masked = mask(report.excerpt)
+    return Query(text=text[:QUERY_CHARS], words=words, masked=masked, flat=flatten(masked), root_masked=mask(root_text),
+                 modules=modules, raw=report.excerpt.lower())
 
 
 class Matcher:
@@ -99,8 +101,7 @@ class Matcher:
     def _candidates(self, dense: dict[str, float], words: dict[str, float], query: Query) -> list[str]:
         pool = list(dict.fromkeys([*dense, *words]))
         if len(self.records) <= SCAN_ALL_UP_TO:
-            flat = flatten(query.masked)
-            pool += [rid for rid, r in self.records.items() if rid not in pool and _symptom_in(r, query.masked, flat)]
+            pool += [rid for rid, r in self.records.items() if rid not in pool and _symptom_in(r, query.masked, query.flat)]
         return pool
 
     # -- judging one record ----------------------------------------------------------------
@@ -112,7 +113,7 @@ class Matcher:
 
     def _judge(self, record: Record, query: Query, dense: dict[str, float], vector: np.ndarray | None,
                words: dict[str, float], env: Environment) -> Match:
-        symptom = _symptom_in(record, query.masked, flatten(query.masked))
+        symptom = _symptom_in(record, query.masked, query.flat)
         hit, missed = _frames(record.frames, query)
         packages, _ = _frames(record.all_packages(), query)
         verdict = constraints.check(record, env)
