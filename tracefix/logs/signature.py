@@ -75,6 +75,7 @@ def compile_symptom(symptom: str) -> re.Pattern[str]:
     return re.compile(_GAP.join(_literal(p) for p in symptom_pieces(symptom)), re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
 def anchor(symptom: str) -> str:
     """The longest literal stretch of a symptom: a cheap `in` test before the regex runs."""
     pieces = [bit for piece in symptom_pieces(symptom) for bit in _PLACEHOLDER.split(piece)]
