@@ -41,7 +41,7 @@ class OnnxEmbedder:
         self.tokenizer.enable_truncation(max_length=info.max_length)
         self.tokenizer.enable_padding()
         options = ort.SessionOptions()
-        options.intra_op_num_threads = min(4, os.cpu_count() or 1)
+        options.intra_op_num_threads = int(os.environ.get("TRACEFIX_ONNX_THREADS") or min(4, os.cpu_count() or 1))
         # The cached file is already optimised at export: skip redoing it at every start.
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         options.log_severity_level = 3

@@ -23,7 +23,7 @@ from tracefix.logs.signature import flatten, mask, symptom_matches
 from tracefix.match import constraints, fixcmd, sanity, scoring
 from tracefix.match.result import Match, MatchResult
 
-RETRIEVE = 30
+RETRIEVE = 15
 QUERY_CHARS = 320  # the embedded query: the error and where it happened; longer only costs time
 SCAN_ALL_UP_TO = 5000  # records; above this, signatures are checked on retrieved candidates only
 _GENERIC_FRAMES = frozenset({"torch", "python", "builtins"})

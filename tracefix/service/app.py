@@ -114,5 +114,8 @@ def run(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_body: i
         os.environ["TRACEFIX_MODEL"] = model
     os.environ["TRACEFIX_MAX_BODY"] = str(max_body)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    # Several requests run at once: one model thread each keeps the cores busy without
+    # oversubscribing them (a single CLI query uses them all instead).
+    os.environ.setdefault("TRACEFIX_ONNX_THREADS", "1")
     uvicorn.run("tracefix.service.app:app_from_env", factory=True, host=host, port=port, workers=workers,
                 access_log=True, log_level="info", server_header=False)
