@@ -34,15 +34,22 @@ class Background(Generic[T]):
         return self._value  # type: ignore[return-value]
 
 
-def start_embedder(model: str | None, backend: str) -> Background:
+class StartedEmbedder(Background):
+    """An embedder being built in the background, with the model it is for known already."""
+
+    def __init__(self, info, backend: str):
+        self.info = info
+
+        def build():
+            from tracefix.indexer.embed import make_embedder
+
+            return make_embedder(info, backend)
+
+        super().__init__(build)
+
+
+def start_embedder(model: str | None, backend: str) -> StartedEmbedder:
     """Resolve the model now (cheap, errors surface early); build the embedder in the background."""
     from tracefix.indexer.model import resolve_model
 
-    info = resolve_model(model)
-
-    def build():
-        from tracefix.indexer.embed import make_embedder
-
-        return make_embedder(info, backend)
-
-    return Background(build)
+    return StartedEmbedder(resolve_model(model), backend)

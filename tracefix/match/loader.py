@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from tracefix.errors import IndexError_
 from tracefix.indexer import faiss_store
-from tracefix.indexer.background import Background, start_embedder
+from tracefix.indexer.background import StartedEmbedder, start_embedder
 from tracefix.indexer.embed import make_embedder
 from tracefix.indexer.model import resolve_model
 from tracefix.kb.shipped import open_store
@@ -22,17 +22,16 @@ def build_index(settings: Settings, store: Store | None = None, progress: Callab
 
 
 def load_matcher(settings: Settings, rebuild: bool = True, progress: Callable[[int, int], None] | None = None,
-                 embedder: Background | None = None) -> Matcher:
+                 embedder: StartedEmbedder | None = None) -> Matcher:
     """A ready Matcher. A missing or stale index is rebuilt when `rebuild`, else refused.
 
     `embedder` is one already started with `start_embedder` (the CLI starts it first thing).
     """
     embedder = embedder or start_embedder(settings.model, settings.backend)
     store = open_store(settings)
-    info = resolve_model(settings.model)
     try:
         index, manifest = faiss_store.load(settings.index_path)
-        problem = manifest.problem_with(info.fingerprint, faiss_store.records_hash(store))
+        problem = manifest.problem_with(embedder.info.fingerprint, faiss_store.records_hash(store))
     except IndexError_ as e:
         problem = str(e)
     if problem and not rebuild:

@@ -7,6 +7,7 @@ in `constraints`, and explained.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -14,7 +15,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from tracefix.env.environment import Environment
-from tracefix.indexer.background import Background
 from tracefix.indexer.embed import Embedder
 from tracefix.kb.record import Record
 from tracefix.kb.store import Store
@@ -61,19 +61,24 @@ class Matcher:
     """Holds the knowledge base in memory; safe to call `match` from several threads."""
 
     def __init__(self, store: Store, index, ids: tuple[str, ...], embedder: Callable[[], Embedder]):
-        """`embedder` is a factory, run in a background thread: loading the model overlaps with
-        reading the log, which is most of the start-up of `tracefix < error.log`."""
+        """`embedder` is a factory called on first use; the loader hands in one whose model is already
+        loading in a background thread (see indexer.background)."""
         self.store = store
         self.index = index
         self.records: dict[str, Record] = {r.id: r for r in store.records()}
         self.ids = ids
         self.position = {rid: i for i, rid in enumerate(ids)}
         self.symptom_owners = Counter(mask(s).lower() for r in self.records.values() for s in set(r.symptoms))
-        self._embedder = Background(embedder)
+        self._embedder_factory = embedder
+        self._embedder: Embedder | None = None
+        self._lock = threading.Lock()
 
     @property
     def embedder(self) -> Embedder:
-        return self._embedder.get()
+        with self._lock:
+            if self._embedder is None:
+                self._embedder = self._embedder_factory()
+        return self._embedder
 
     def match(self, report: LogReport, env: Environment, top: int = 3) -> MatchResult:
         query = build_query(report)
