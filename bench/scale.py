@@ -23,28 +23,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 from tracefix.env.environment import build_environment  # noqa: E402
 from tracefix.indexer import faiss_store  # noqa: E402
-from tracefix.kb.record import Record  # noqa: E402
 from tracefix.kb.store import Store  # noqa: E402
 from tracefix.logs.report import read_log  # noqa: E402
 from tracefix.match.loader import load_matcher  # noqa: E402
 from tracefix.settings import Settings  # noqa: E402
 from tracefix.indexer.embed import make_embedder  # noqa: E402
 from tracefix.indexer.model import resolve_model  # noqa: E402
-
-PACKAGES = ["torch", "deepspeed", "transformers", "accelerate", "peft", "vllm", "lightning", "bitsandbytes", "flash-attn"]
-ERRORS = ["RuntimeError", "ValueError", "AssertionError", "TypeError", "KeyError", "OSError", "AttributeError"]
-WORDS = ("tensor shard rank gradient optimizer offload kernel stream buffer cache bucket collective "
-         "checkpoint parameter module layer attention process group backend device launcher").split()
-
-
-def synthetic_record(n: int, rng: random.Random) -> Record:
-    pkg = rng.choice(PACKAGES)
-    words = " ".join(rng.sample(WORDS, 6))
-    message = f"{rng.choice(ERRORS)}: {words} failed in {pkg} step {n} with code {rng.randint(1, 999)}"
-    return Record(id=f"synthetic-{n:06d}", title=f"Synthetic issue {n}: {words}", symptoms=(message,),
-                  frames=(f"{pkg.replace('-', '_')}.{rng.choice(WORDS)}",), packages=(pkg,),
-                  cause=f"Synthetic cause {n}.", fix=f"Synthetic fix {n}.", source=f"synthetic/{n}.md")
-
+from synthetic import synthetic_record  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser()

@@ -5,6 +5,9 @@ Imports stay inside the commands: the match path must start fast.
 
 from __future__ import annotations
 
+import os
+import sys
+
 import click
 
 from tracefix import __version__
@@ -14,10 +17,12 @@ class DefaultGroup(click.Group):
     """A group whose default command is `match`, as `sqlite-utils data.db "select"` runs `query`."""
 
     default_command = "match"
+    chosen: str | None = None  # the sub-command this run invokes
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
             args = [self.default_command, *args]
+        self.chosen = args[0] if args else None
         return super().parse_args(ctx, args)
 
 
@@ -45,6 +50,26 @@ def _register() -> None:
         cli.add_command(command)
 
 
+# Commands whose process only answers and exits: nothing of theirs needs the interpreter's teardown.
+_FAST_EXIT = frozenset({"match"})
+
+
 def main() -> None:
     _register()
-    cli(prog_name="tracefix")
+    try:
+        cli(prog_name="tracefix")
+    except SystemExit as done:
+        if cli.chosen not in _FAST_EXIT:
+            raise
+        _exit_now(done.code)
+
+
+def _exit_now(code: int | str | None) -> None:
+    """Exit without the interpreter's teardown (unloading ONNX Runtime, FAISS and NumPy takes longer
+    than matching a log). The match path has written everything it will: flush, then leave."""
+    if isinstance(code, str):
+        click.echo(code, err=True)
+        code = 1
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code or 0)

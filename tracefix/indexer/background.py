@@ -52,4 +52,11 @@ def start_embedder(model: str | None, backend: str) -> StartedEmbedder:
     """Resolve the model now (cheap, errors surface early); build the embedder in the background."""
     from tracefix.indexer.model import resolve_model
 
-    return StartedEmbedder(resolve_model(model), backend)
+    info = resolve_model(model)
+    if backend == "onnx":
+        # Imported here, not in the thread: imports hold the GIL wherever they run, while building
+        # the session (the thread's remaining work) releases it, so the caller's own imports and
+        # reading the log then overlap the model start-up instead of taking turns with it.
+        import onnxruntime  # noqa: F401
+        import tokenizers  # noqa: F401
+    return StartedEmbedder(info, backend)

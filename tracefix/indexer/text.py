@@ -3,7 +3,10 @@ packages), not the whole article; for a log, its failure and where it happened."
 
 from __future__ import annotations
 
-from tracefix.kb.record import Record
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tracefix.kb.record import Record
 
 
 def record_text(record: Record) -> str:

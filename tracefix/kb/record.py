@@ -15,23 +15,15 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.utils import canonicalize_name
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from tracefix.kb.conditions import ENV_KEYS, parse_condition  # noqa: F401  (re-exported)
+from tracefix.kb.view import all_packages
 from tracefix.logs.signature import MAX_SYMPTOM_CHARS, compile_symptom, mask
 
 Provenance = Literal["explicit", "heuristic"]
 
-# Environment conditions: `gpus>=2`, `compute_capability<8.0`, `driver<525.60`, `cuda>=12.1`.
-ENV_KEYS = ("gpus", "compute_capability", "driver", "cuda")
-_CONDITION = re.compile(r"^\s*(" + "|".join(ENV_KEYS) + r")\s*(==|!=|<=|>=|<|>)\s*(\d+(?:\.\d+)*)\s*$")
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{1,79}$")
 _URL = re.compile(r"^https?://[^\s<>\"']+$")
 
-
-def parse_condition(text: str) -> tuple[str, str, str]:
-    """Split `gpus>=2` into ("gpus", ">=", "2"); ValueError names the accepted keys."""
-    m = _CONDITION.match(text)
-    if not m:
-        raise ValueError(f"invalid environment condition {text!r} (expected e.g. 'gpus>=2'; keys: {', '.join(ENV_KEYS)})")
-    return m.group(1), m.group(2), m.group(3)
 
 
 def _ranges(value: dict[str, str]) -> dict[str, str]:
@@ -63,18 +55,30 @@ class Record(BaseModel):
     fixed: dict[str, str] = Field(default_factory=dict, description="package -> specifier of versions with the fix")
     works: dict[str, str] = Field(default_factory=dict, description="package -> specifier of versions known to work")
     environment: tuple[str, ...] = Field(default=(), description="conditions such as `gpus>=2`, `compute_capability<8.0`")
+    situation: tuple[str, ...] = Field(default=(), description="what shows this record's own cause when its message is shared: "
+                                       "frame modules (`lightning.pytorch.tuner`), calls (`lr_find`), packages, launcher or setting names")
+    family: str | None = Field(default=None, description="id of the generic record whose message this specific record shares")
     references: tuple[str, ...] = Field(default=(), description="upstream issues, PRs and docs (http/https)")
     language: str = Field(default="en", description="language of the article text: en, zh...")
     translated_from: str | None = Field(default=None, description="language of the original, for articles written from a seed in another language")
     source: str = Field(default="", description="the article file this record came from")
     provenance: dict[str, Provenance] = Field(default_factory=dict, description="field -> explicit or heuristic")
 
-    @field_validator("id")
+    @field_validator("id", "family")
     @classmethod
-    def _slug(cls, v: str) -> str:
-        if not _SLUG.match(v):
+    def _slug(cls, v: str | None) -> str | None:
+        if v is not None and not _SLUG.match(v):
             raise ValueError(f"invalid id {v!r} (use lowercase letters, digits and dashes)")
         return v
+
+    @field_validator("situation")
+    @classmethod
+    def _hints(cls, v: tuple[str, ...]) -> tuple[str, ...]:
+        hints = tuple(dict.fromkeys(h.strip() for h in v if h.strip()))
+        too_short = [h for h in hints if len(h) < 3]
+        if too_short:
+            raise ValueError(f"situation hints must be at least 3 characters: {too_short[0]!r}")
+        return hints
 
     @field_validator("symptoms")
     @classmethod
@@ -109,9 +113,7 @@ class Record(BaseModel):
         return v
 
     def all_packages(self) -> tuple[str, ...]:
-        """Packages named anywhere in the record: listed, or in a version range."""
-        names = [*self.packages, *self.affected, *self.fixed, *self.works]
-        return tuple(dict.fromkeys(names))
+        return all_packages(self)
 
     def content_hash(self) -> str:
         """Hash of everything but the source path, so moving a file is not a change."""

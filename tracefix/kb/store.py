@@ -1,7 +1,9 @@
 """The knowledge-base database: records in SQLite (sqlite-utils) with an FTS5 index.
 
 One row per record: the record as JSON plus flattened text columns for full-text search. Each
-ingest is one transaction, so either every article of a run lands or none does.
+ingest is one transaction, so either every article of a run lands or none does. Reads go through
+the plain sqlite3 connection and sqlite-utils and pydantic are imported only to write: the query
+path (`snapshot`, `search`) starts without them.
 """
 
 from __future__ import annotations
@@ -12,11 +14,15 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-
-import sqlite_utils
+from typing import TYPE_CHECKING
 
 from tracefix.errors import StoreError
-from tracefix.kb.record import Record
+from tracefix.kb import snapshot as snapshots
+
+if TYPE_CHECKING:
+    import sqlite_utils
+
+    from tracefix.kb.record import Record
 
 SCHEMA_VERSION = "1"
 COMMON_TERMS_FROM = 5000  # records; smaller knowledge bases search every word
@@ -38,15 +44,30 @@ class Store:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self._common: frozenset[str] | None = None
+        self._db: sqlite_utils.Database | None = None
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.db = sqlite_utils.Database(self.path)
+            self.conn = sqlite3.connect(str(self.path))
             self._ensure_schema()
         except (sqlite3.DatabaseError, OSError) as e:
             raise StoreError(f"{self.path}: not a usable tracefix database ({e})") from None
 
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """sqlite-utils over the same connection, for writing."""
+        if self._db is None:
+            import sqlite_utils
+
+            self._db = sqlite_utils.Database(self.conn)
+        return self._db
+
+    def _query(self, sql: str, params: list | tuple = ()) -> Iterable[dict]:
+        cursor = self.conn.execute(sql, params)
+        columns = [d[0] for d in cursor.description]
+        return (dict(zip(columns, row)) for row in cursor)
+
     def _ensure_schema(self) -> None:
-        if "records" in self.db.table_names():
+        if next(self._query("select name from sqlite_master where type = 'table' and name = 'records'"), None):
             return
         with self.db.conn:
             self.db["records"].create(
@@ -92,13 +113,13 @@ class Store:
         keep = {r.id for r in records}
         with self.db.conn:
             result = self.ingest(records, origin=origin, replace=True)
-            stale = [r["id"] for r in self.db.query("select id from records where origin = ?", [origin]) if r["id"] not in keep]
+            stale = [r["id"] for r in self._query("select id from records where origin = ?", [origin]) if r["id"] not in keep]
             for record_id in stale:
                 self.db["records"].delete(record_id)
         return result
 
     def get_meta(self, key: str) -> str | None:
-        row = next(self.db.query("select value from meta where key = ?", [key]), None)
+        row = next(self._query("select value from meta where key = ?", [key]), None)
         return row["value"] if row else None
 
     def set_meta(self, key: str, value: str) -> None:
@@ -108,28 +129,42 @@ class Store:
     # -- reading ---------------------------------------------------------------------------
 
     def _row(self, record_id: str) -> dict | None:
-        return next(self.db.query("select * from records where id = ?", [record_id]), None)
+        return next(self._query("select * from records where id = ?", [record_id]), None)
 
     def get(self, record_id: str) -> Record:
         row = self._row(record_id)
         if row is None:
             raise StoreError(f"no record with id {record_id!r} (see 'tracefix kb list')")
+        from tracefix.kb.record import Record
+
         return Record.model_validate_json(row["data"])
 
     def records(self) -> list[Record]:
-        """Every record, ordered by id."""
-        return [Record.model_validate_json(r["data"]) for r in self.db.query("select data from records order by id")]
+        """Every record, ordered by id, as validated `Record`s (for export and re-indexing)."""
+        from tracefix.kb.record import Record
+
+        return [Record.model_validate_json(r["data"]) for r in self._query("select data from records order by id")]
+
+    def snapshot(self) -> snapshots.Snapshot:
+        """Every record as the matcher reads it, from the cache file when the records have not changed."""
+        fingerprint = self.fingerprint()
+        cached = snapshots.load(self.path, fingerprint)
+        if cached is not None:
+            return cached
+        built = snapshots.build([r["data"] for r in self._query("select data from records order by id")])
+        snapshots.save(self.path, fingerprint, built)
+        return built
 
     def origins(self) -> dict[str, str]:
-        return {r["id"]: r["origin"] for r in self.db.query("select id, origin from records")}
+        return {r["id"]: r["origin"] for r in self._query("select id, origin from records")}
 
     def fingerprint(self) -> str:
         """Changes whenever any record changes: the index manifest compares it."""
-        row = next(self.db.query("select group_concat(id || ':' || content_hash, ',') as f from (select * from records order by id)"))
+        row = next(self._query("select group_concat(id || ':' || content_hash, ',') as f from (select * from records order by id)"))
         return row["f"] or ""
 
     def count(self) -> int:
-        return self.db["records"].count
+        return next(self._query("select count(*) as n from records"))["n"]
 
     def common_terms(self) -> frozenset[str]:
         """Index terms found in over a tenth of a large knowledge base: they add almost nothing to
@@ -138,8 +173,8 @@ class Store:
             total = self.count()
             self._common = frozenset()
             if total > COMMON_TERMS_FROM:
-                self.db.execute("create virtual table if not exists temp.records_vocab using fts5vocab(main, records_fts, row)")
-                rows = self.db.execute("select term from temp.records_vocab where doc > ?", [total // 10]).fetchall()
+                self.conn.execute("create virtual table if not exists temp.records_vocab using fts5vocab(main, records_fts, row)")
+                rows = self.conn.execute("select term from temp.records_vocab where doc > ?", [total // 10]).fetchall()
                 self._common = frozenset(r[0] for r in rows)
         return self._common
 
@@ -153,7 +188,7 @@ class Store:
             "join records on records.rowid = records_fts.rowid where records_fts match ? order by rank limit ?"
         )
         try:
-            return [(r["id"], -r["rank"]) for r in self.db.query(sql, [query, limit])]
+            return [(r["id"], -r["rank"]) for r in self._query(sql, [query, limit])]
         except sqlite3.OperationalError:
             return []
 

@@ -24,7 +24,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tracefix.env.environment import Environment
-from tracefix.kb.record import parse_condition
+from tracefix.kb.conditions import parse_condition
 
 HOLDS, FAILS, UNKNOWN = "holds", "fails", "unknown"
 _OPS = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from packaging.specifiers import SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 from tracefix.env.environment import Environment
-from tracefix.kb.record import Record
+
+if TYPE_CHECKING:
+    from tracefix.kb.record import Record
 
 # pip names that differ from the canonical distribution name people type.
 _PIP_NAMES = {"swissarmytransformer": "SwissArmyTransformer"}

@@ -8,7 +8,6 @@ in `constraints`, and explained.
 from __future__ import annotations
 
 import threading
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -16,10 +15,10 @@ import numpy as np
 
 from tracefix.env.environment import Environment
 from tracefix.indexer.embed import Embedder
-from tracefix.kb.record import Record
+from tracefix.kb.view import RecordView
 from tracefix.kb.store import Store
 from tracefix.logs.report import LogReport
-from tracefix.logs.signature import flatten, mask, symptom_matches
+from tracefix.logs.signature import anchor, compile_symptom, flatten, mask, symptom_matches
 from tracefix.match import constraints, fixcmd, sanity, scoring
 from tracefix.match.result import Match, MatchResult
 
@@ -65,10 +64,12 @@ class Matcher:
         loading in a background thread (see indexer.background)."""
         self.store = store
         self.index = index
-        self.records: dict[str, Record] = {r.id: r for r in store.records()}
+        snapshot = store.snapshot()
+        self.records: dict[str, RecordView] = {r.id: r for r in snapshot.records}
         self.ids = ids
         self.position = {rid: i for i, rid in enumerate(ids)}
-        self.symptom_owners = Counter(mask(s).lower() for r in self.records.values() for s in set(r.symptoms))
+        self.symptom_owners = snapshot.symptom_owners
+        self.anchors = snapshot.anchors
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
         self._lock = threading.Lock()
@@ -106,8 +107,15 @@ class Matcher:
     def _candidates(self, dense: dict[str, float], words: dict[str, float], query: Query) -> list[str]:
         pool = list(dict.fromkeys([*dense, *words]))
         if len(self.records) <= SCAN_ALL_UP_TO:
-            pool += [rid for rid, r in self.records.items() if rid not in pool and _symptom_in(r, query.masked, query.flat)]
+            pool += [rid for rid, r in self.records.items() if rid not in pool and self._symptom_in(r, query)]
         return pool
+
+    def _symptom_in(self, record: RecordView, query: Query) -> str | None:
+        """The first of the record's symptoms in the log: its anchor first (a substring test), the regex only then."""
+        for s in record.symptoms:
+            if (self.anchors.get(s) or anchor(s)) in query.flat and compile_symptom(s).search(query.masked):
+                return s
+        return None
 
     # -- judging one record ----------------------------------------------------------------
 
@@ -116,9 +124,9 @@ class Matcher:
             return dense.get(rid, 0.0)
         return float(self.index.reconstruct(self.position[rid]) @ vector[0])
 
-    def _judge(self, record: Record, query: Query, dense: dict[str, float], vector: np.ndarray | None,
+    def _judge(self, record: RecordView, query: Query, dense: dict[str, float], vector: np.ndarray | None,
                words: dict[str, float], env: Environment) -> Match:
-        symptom = _symptom_in(record, query.masked, query.flat)
+        symptom = self._symptom_in(record, query)
         hit, missed = _frames(record.frames, query)
         packages, _ = _frames(record.all_packages(), query)
         verdict = constraints.check(record, env)
@@ -143,8 +151,6 @@ class Matcher:
         )
 
 
-def _symptom_in(record: Record, masked: str, flat: str) -> str | None:
-    return next((s for s in record.symptoms if symptom_matches(s, masked, flat)), None)
 
 
 def _frames(names: tuple[str, ...], query: Query) -> tuple[tuple[str, ...], bool]:

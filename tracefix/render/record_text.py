@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from tracefix.kb.record import Record
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tracefix.kb.record import Record
 
 
 def _ranges(label: str, ranges: dict[str, str]) -> list[str]:

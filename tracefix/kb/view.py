@@ -1,0 +1,52 @@
+"""`RecordView`: a stored record as the query path reads it.
+
+Records are validated once, at ingest (`kb.record.Record`, pydantic). Reading them back for every
+query through the validator again cost more than the model itself at start-up, so the matcher and
+the renderers read this plain frozen dataclass, built straight from the stored JSON. It has the
+same fields as `Record` (a test keeps the two in step).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+
+
+@dataclass(frozen=True, slots=True)
+class RecordView:
+    id: str
+    title: str
+    symptoms: tuple[str, ...]
+    frames: tuple[str, ...] = ()
+    packages: tuple[str, ...] = ()
+    area: str = "general"
+    cause: str = ""
+    fix: str = ""
+    affected: dict[str, str] = field(default_factory=dict)
+    fixed: dict[str, str] = field(default_factory=dict)
+    works: dict[str, str] = field(default_factory=dict)
+    environment: tuple[str, ...] = ()
+    situation: tuple[str, ...] = ()
+    family: str | None = None
+    references: tuple[str, ...] = ()
+    language: str = "en"
+    translated_from: str | None = None
+    source: str = ""
+    provenance: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: dict) -> RecordView:
+        """From `Record.model_dump(mode="json")`: lists back to tuples; unknown keys ignored."""
+        return cls(**{name: tuple(data[name]) if isinstance(data.get(name), list) else data[name]
+                      for name in FIELD_NAMES if name in data})
+
+    def all_packages(self) -> tuple[str, ...]:
+        return all_packages(self)
+
+
+FIELD_NAMES = tuple(f.name for f in fields(RecordView))
+
+
+def all_packages(record) -> tuple[str, ...]:
+    """Packages named anywhere in a record: listed, or in a version range."""
+    names = [*record.packages, *record.affected, *record.fixed, *record.works]
+    return tuple(dict.fromkeys(names))
