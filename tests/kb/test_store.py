@@ -81,3 +81,31 @@ def test_large_store_leaves_out_words_most_records_share(db_path, monkeypatch):
     assert "collect" in store.common_terms()  # porter-stemmed, as FTS5 stores it
     assert "collective" not in store_module.fts_query("collective failure kind7", skip=store.common_terms())
     assert store.search("collective failure kind7")[0][0] == "r-7"
+
+
+def test_snapshot_holds_every_stored_field_and_follows_changes(asset, tmp_path, db_path):
+    """The query path reads views from a cache file; it must say what the store says, after any change."""
+    from tracefix.kb.record import FIELDS
+    from tracefix.kb.view import FIELD_NAMES
+
+    assert set(FIELD_NAMES) == set(FIELDS)
+    store = Store(db_path)
+    store.ingest([load_article(asset("articles", "good.md"))])
+    stored = store.get("good-example")
+    view = store.snapshot().records[0]
+    assert {name: getattr(view, name) for name in FIELD_NAMES} == {name: getattr(stored, name) for name in FIELDS}
+
+    changed = tmp_path / "good.md"
+    changed.write_text(asset("articles", "good.md").read_text().replace("Because of a reason.", "Another reason."))
+    store.ingest([load_article(changed)], replace=True)
+    assert Store(db_path).snapshot().records[0].cause == "Another reason."
+
+
+def test_a_damaged_snapshot_file_is_rebuilt(asset, db_path):
+    from tracefix.kb import snapshot
+
+    store = Store(db_path)
+    store.ingest([load_article(asset("articles", "good.md"))])
+    store.snapshot()
+    snapshot.path_for(db_path).write_bytes(b"not a pickle")
+    assert [r.id for r in Store(db_path).snapshot().records] == ["good-example"]

@@ -107,3 +107,15 @@ def test_swap_keeps_old_state_until_the_new_one_is_ready(client):
     assert response.status_code == 201
     assert "zz-swap" not in old.records  # requests holding the old matcher kept a consistent view
     assert "zz-swap" in kb.matcher().records and "zz-swap" in kb.matcher().ids
+
+
+def test_a_repeated_error_is_answered_from_the_embedding_cache(client):
+    """The same failure with other noise around it embeds the same query text: no second model run."""
+    line = "RuntimeError: No backend type associated with device type cpu"
+    first = client.post("/v1/match", json={"log": traceback_for(line)}).json()
+    noisy = "Epoch 3:  12%|#2        | 120/1000 [00:31<03:50]\n[2024-05-01 10:00:01] starting step 120\n" + traceback_for(line)
+    again = client.post("/v1/match", json={"log": noisy}).json()
+    assert [m["id"] for m in again["matches"]] == [m["id"] for m in first["matches"]]
+    metrics = client.get("/metrics").text
+    assert 'tracefix_query_embedding_cache{result="hit"} 1.0' in metrics
+    assert 'tracefix_query_embedding_cache{result="miss"} 1.0' in metrics

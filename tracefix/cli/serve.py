@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import click
 
 from tracefix.cli.common import db_option, reports_errors
@@ -10,7 +12,8 @@ from tracefix.cli.common import db_option, reports_errors
 @click.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
-@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes.")
+@click.option("--workers", default=lambda: os.cpu_count() or 1, show_default="one per core", type=click.IntRange(1, 64),
+              help="Worker processes.")
 @click.option("--max-body", default=2 * 2**20, show_default=True, type=click.IntRange(1024), help="Largest request body, bytes.")
 @click.option("--model", envvar="TRACEFIX_MODEL", help="Local sentence-transformers model folder.")
 @db_option

@@ -103,7 +103,7 @@ def app_from_env() -> FastAPI:
     return create_app(lambda: load_matcher(settings, rebuild=True), settings, ServiceConfig.from_env())
 
 
-def run(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_body: int = 2 * 2**20,
+def run(host: str = "127.0.0.1", port: int = 8000, workers: int | None = None, max_body: int = 2 * 2**20,
         db: str | None = None, model: str | None = None) -> None:
     """Serve until interrupted. Settings reach the worker processes through TRACEFIX_* variables."""
     import uvicorn
@@ -117,5 +117,5 @@ def run(host: str = "127.0.0.1", port: int = 8000, workers: int = 1, max_body: i
     # Several requests run at once: one model thread each keeps the cores busy without
     # oversubscribing them (a single CLI query uses them all instead).
     os.environ.setdefault("TRACEFIX_ONNX_THREADS", "1")
-    uvicorn.run("tracefix.service.app:app_from_env", factory=True, host=host, port=port, workers=workers,
+    uvicorn.run("tracefix.service.app:app_from_env", factory=True, host=host, port=port, workers=workers or os.cpu_count() or 1,
                 access_log=True, log_level="info", server_header=False)

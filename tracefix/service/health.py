@@ -27,4 +27,6 @@ def healthz(kb: KbDep) -> Health:
             responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}}}})
 def metrics(kb: KbDep, metrics: MetricsDep) -> Response:
     metrics.records.set(len(kb.matcher().records))
+    metrics.cache.labels("hit").set(kb.embedder.hits)
+    metrics.cache.labels("miss").set(kb.embedder.misses)
     return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)

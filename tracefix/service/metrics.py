@@ -17,6 +17,8 @@ class Metrics:
         self.latency = Histogram("tracefix_http_request_duration_seconds", "Request latency by endpoint",
                                  ["method", "endpoint"], buckets=_BUCKETS, registry=self.registry)
         self.records = Gauge("tracefix_kb_records", "Records in the loaded knowledge base", registry=self.registry)
+        self.cache = Gauge("tracefix_query_embedding_cache", "Query embeddings served from the cache (hit) or the model (miss) since start",
+                           ["result"], registry=self.registry)
 
     def observe(self, method: str, endpoint: str, status: int, seconds: float) -> None:
         self.requests.labels(method, endpoint, str(status)).inc()

@@ -22,6 +22,7 @@ from pathlib import Path
 from tracefix.env.environment import build_environment
 from tracefix.errors import TracefixError
 from tracefix.indexer import faiss_store
+from tracefix.indexer.cache import CachedEmbedder
 from tracefix.kb.record import Record
 from tracefix.kb.store import IngestResult, Store
 from tracefix.logs.report import read_log
@@ -87,7 +88,8 @@ class KnowledgeBase:
         self._writing, self._retry_at = False, 0.0
         self.loaded_at = time.time()
         first = self._first(matcher_or_loader)
-        self.embedder = first.embedder  # waits for the model: the service is ready when this returns
+        # Waits for the model: the service is ready when this returns.
+        self.embedder = CachedEmbedder(first.embedder)
         self._matcher, self._stamp = self._wrap(first), _stamp(self.manifest_path)
 
     def _first(self, matcher_or_loader: Matcher | Callable[[], Matcher]) -> Matcher:
