@@ -99,4 +99,7 @@ def test_ingested_seeds_alone_match_their_cases(cli, tmp_path, case, seed):
     if case.get("gpu_count"):
         args += ["--gpus", str(case["gpu_count"])]
     out = json.loads(cli(*args).stdout)
-    assert out["matches"][0]["source"].rsplit("/", 1)[-1].startswith(seed), [m["id"] for m in out["matches"]]
+    first, *others = out["matches"]
+    assert first["source"].rsplit("/", 1)[-1].startswith(seed), [m["id"] for m in out["matches"]]
+    assert first["confident"], first["why"]
+    assert not any(m["confident"] for m in others), [(m["id"], m["why"]) for m in others]

@@ -18,21 +18,25 @@ class Case:
     nvidia_smi: str | None = None
     gpu_count: int | None = None
     seed: str | None = None
+    acceptable: tuple[str, ...] = ()   # generic records of the family: fair, but neither right nor wrong
+    url: str | None = None             # the thread: cases of one thread stay on one side of a split
 
 
-def load_cases(folder: str | Path) -> list[Case]:
-    folder = Path(folder)
-    if not folder.is_dir():
-        raise InputError(f"{folder}: not a folder of labelled cases")
+def load_cases(*folders: str | Path) -> list[Case]:
+    """Every case of the folders, in file-name order."""
+    for folder in map(Path, folders):
+        if not folder.is_dir():
+            raise InputError(f"{folder}: not a folder of labelled cases")
     cases = []
-    for path in sorted(folder.glob("*.json")):
+    for path in sorted(p for folder in folders for p in Path(folder).glob("*.json")):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             cases.append(Case(case=data.get("case", path.stem), expected=tuple(data["expected"]), log=data["log"],
                               pip_freeze=data.get("pip_freeze"), nvidia_smi=data.get("nvidia_smi"),
-                              gpu_count=data.get("gpu_count"), seed=data.get("seed")))
+                              gpu_count=data.get("gpu_count"), seed=data.get("seed"),
+                              acceptable=tuple(data.get("acceptable") or ()), url=data.get("url")))
         except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
             raise InputError(f"{path}: not a labelled case ({e})") from None
     if not cases:
-        raise InputError(f"{folder}: no *.json cases found")
+        raise InputError(f"{', '.join(map(str, folders))}: no *.json cases found")
     return cases

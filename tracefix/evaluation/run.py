@@ -13,4 +13,6 @@ def answer(matcher: Matcher, case: Case, top: int = 3) -> Ranked:
     report = read_log(case.log)
     env = build_environment(freeze=case.pip_freeze, smi=case.nvidia_smi, report=report, gpu_count=case.gpu_count)
     result = matcher.match(report, env, top=top)
-    return Ranked(ids=tuple(m.id for m in result.matches), confident=bool(result.matches) and result.matches[0].confident)
+    first = result.matches[0] if result.matches else None
+    return Ranked(ids=tuple(m.id for m in result.matches), confident=bool(first and first.confident),
+                  score=first.score if first else None)

@@ -94,6 +94,19 @@ def code_names(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+# Names every distributed failure goes through: they say nothing about which cause it is.
+_COMMON_CALLS = frozenset({"all_reduce", "all_gather", "broadcast", "reduce_scatter", "barrier", "send", "recv",
+                           "init_process_group", "backward", "forward", "step", "to", "cuda"})
+
+
+def situation(dists: list[str], frames: list[str]) -> list[str]:
+    """The article's situation: the packages and code names its prose mentions, less torch itself
+    and the collectives and calls that every distributed failure passes through."""
+    names = [d for d in dists if d != "torch"]
+    names += [f for f in frames if not f.startswith("torch") and f.split(".")[-1] not in _COMMON_CALLS]
+    return [n for n in dict.fromkeys(names) if len(n) >= 3]
+
+
 def version_ranges(text: str, default: str | None) -> dict[str, dict[str, str]]:
     """{"affected"|"fixed"|"works": {package: specifier}} from version statements.
 

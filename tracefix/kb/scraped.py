@@ -13,7 +13,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from tracefix.errors import ArticleError
-from tracefix.kb import extract, sections
+from tracefix.kb import extract, phrasings, sections
 from tracefix.kb.record import Record
 
 # Lines that end the article: login walls and recommendation blocks.
@@ -83,10 +83,18 @@ def language_of(text: str) -> str:
     return "zh" if cjk > 0.1 * max(1, len(re.findall(r"\w", text))) else "en"
 
 
-def slug_for(source: str, title: str) -> str:
-    """An id from the file name (seed files keep theirs), else from the English words of the title."""
-    stem = Path(source).stem.lower()
-    words = re.findall(r"[a-z0-9]+", stem) or re.findall(r"[a-z0-9]+", title.lower())
+_ID_WORDS = 9
+_ERROR_HEAD = re.compile(r"^(?:[\w.]+(?:Error|Exception)|error):\s*", re.IGNORECASE)
+
+
+def slug_for(source: str, title: str, symptoms: list[str] | tuple[str, ...] = ()) -> str:
+    """A readable id: the Latin words of the title (product names survive in a Chinese title) and of
+    the first error line, e.g. `cogvlm-no-backend-type-associated-with-device-type`. The file name
+    (often a hash) is kept in `source`, and used only when neither gives a word."""
+    words = re.findall(r"[a-z][a-z0-9]*", title.lower())
+    if symptoms:
+        words += [w for w in re.findall(r"[a-z][a-z0-9]*", _ERROR_HEAD.sub("", symptoms[0]).lower()) if w not in words]
+    words = words[:_ID_WORDS] or re.findall(r"[a-z0-9]+", Path(source).stem.lower())
     return "-".join(words)[:80].strip("-") or "article"
 
 
@@ -99,7 +107,7 @@ def parse(text: str, source: str, record_id: str | None = None) -> Record:
     parts = split_sections(body)
     fields, provenance = _extracted_fields(title, parts, "\n".join(body))
     data = {
-        "id": record_id or slug_for(source, title),
+        "id": record_id or slug_for(source, title, fields["symptoms"]),
         "title": title[:200],
         "cause": parts.get(sections.CAUSE) or parts.get(sections.ANALYSIS, ""),
         "fix": "\n\n".join(p for p in (parts.get(sections.FIX), parts.get(sections.ADVICE)) if p),
@@ -124,6 +132,7 @@ def _extracted_fields(title: str, parts: dict[str, str], whole: str) -> tuple[di
     provenance["symptoms"] = "explicit" if symptoms else "heuristic"
     if not symptoms:
         symptoms = extract.phrase_signatures(parts.get(sections.SYMPTOMS, "") or whole)
+    symptoms = phrasings.expand(symptoms)
     # Names in the fix are what to do, not where it failed: packages and frames come from the rest.
     described = "\n".join(parts.get(k, "") for k in (sections.BACKGROUND, sections.SYMPTOMS, sections.ANALYSIS, sections.CAUSE))
     dists, hints = extract.packages(title + "\n" + described)
@@ -135,5 +144,7 @@ def _extracted_fields(title: str, parts: dict[str, str], whole: str) -> tuple[di
         provenance[name] = "heuristic"
     for name in ranges:
         provenance[name] = "explicit"
-    fields = {"symptoms": symptoms, "packages": dists, "frames": frames[:20], "environment": environment, **ranges}
+    provenance["situation"] = "heuristic"
+    fields = {"symptoms": symptoms, "packages": dists, "frames": frames[:20], "environment": environment,
+              "situation": extract.situation(dists, frames), **ranges}
     return fields, provenance

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -19,8 +19,9 @@ from tracefix.kb.view import RecordView
 from tracefix.kb.store import Store
 from tracefix.logs.report import LogReport
 from tracefix.logs.signature import anchor, compile_symptom, flatten, mask, symptom_matches
-from tracefix.match import constraints, fixcmd, sanity, scoring
-from tracefix.match.result import Match, MatchResult
+from tracefix.match import constraints, fixcmd, sanity, scoring, situation
+from tracefix.match.evidence import Evidence
+from tracefix.match.result import Match, MatchResult, Specific
 
 RETRIEVE = 15
 QUERY_CHARS = 320  # the embedded query: the error and where it happened; longer only costs time
@@ -69,6 +70,7 @@ class Matcher:
         self.ids = ids
         self.position = {rid: i for i, rid in enumerate(ids)}
         self.symptom_owners = snapshot.symptom_owners
+        self.members = {r.family for r in snapshot.records if r.family}  # ids of generic family records
         self.anchors = snapshot.anchors
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
@@ -82,14 +84,18 @@ class Matcher:
         return self._embedder
 
     def match(self, report: LogReport, env: Environment, top: int = 3) -> MatchResult:
+        judged = [self._to_match(record, e, env) for record, e in self.evidence(report, env)]
+        ranked = _families(judged, self.records)
+        return MatchResult(report, env, tuple(ranked[:top]), tuple(sanity.environment_warnings(env, report)))
+
+    def evidence(self, report: LogReport, env: Environment) -> list[tuple[RecordView, Evidence]]:
+        """Every candidate record with what the log shows about it (what the confidence model is fitted on)."""
         query = build_query(report)
         vector = self.embedder.embed([query.text]) if self.ids else None
         dense = self._dense(vector)
         words = self._bm25(query.words)
-        candidates = self._candidates(dense, words, query)
-        scored = [self._judge(self.records[rid], query, dense, vector, words, env) for rid in candidates if rid in self.records]
-        scored.sort(key=lambda m: (-m.score, m.id))
-        return MatchResult(report, env, tuple(scored[:top]), tuple(sanity.environment_warnings(env, report)))
+        candidates = [self.records[rid] for rid in self._candidates(dense, words, query) if rid in self.records]
+        return [(r, self._observe(r, query, dense, vector, words, env)) for r in candidates]
 
     # -- retrievers ------------------------------------------------------------------------
 
@@ -124,46 +130,54 @@ class Matcher:
             return dense.get(rid, 0.0)
         return float(self.index.reconstruct(self.position[rid]) @ vector[0])
 
-    def _judge(self, record: RecordView, query: Query, dense: dict[str, float], vector: np.ndarray | None,
-               words: dict[str, float], env: Environment) -> Match:
+    def _observe(self, record: RecordView, query: Query, dense: dict[str, float], vector: np.ndarray | None,
+                 words: dict[str, float], env: Environment) -> Evidence:
         symptom = self._symptom_in(record, query)
         hit, missed = _frames(record.frames, query)
         packages, _ = _frames(record.all_packages(), query)
-        verdict = constraints.check(record, env)
-        evidence = scoring.Evidence(
+        hints = record.situation or tuple(h for h in record.frames if h.lower() not in _GENERIC_FRAMES)
+        return Evidence(
             symptom=symptom,
             on_root=bool(symptom and symptom_matches(symptom, query.root_masked)),
             dense=self._similarity(record.id, dense, vector),
             bm25=words.get(record.id, 0.0),
             frames_hit=hit,
             packages_hit=packages,
-            frames_missed=missed,
-            log_has_frames=bool(query.modules),
+            frames_missed=missed and bool(query.modules),
+            situation=hints,
+            situation_seen=situation.seen(hints, query.modules, query.raw),
             shared_symptom=bool(symptom) and self.symptom_owners[mask(symptom).lower()] > 1,
-            verdict=verdict,
+            family_member=record.family is not None,
+            family_head=record.id in self.members,
+            verdict=constraints.check(record, env),
         )
-        value = scoring.score(evidence)
+
+    def _to_match(self, record: RecordView, e: Evidence, env: Environment) -> Match:
+        p = scoring.probability(e)
         return Match(
-            id=record.id, title=record.title, score=value, confident=scoring.is_confident(evidence, value),
-            verdict=verdict.verdict, checks=verdict.checks, why=scoring.reasons(evidence), cause=record.cause,
+            id=record.id, title=record.title, score=round(p, 4), confident=scoring.is_confident(e, p),
+            verdict=e.verdict.verdict, checks=e.verdict.checks, why=scoring.reasons(e), cause=record.cause,
             fix=record.fix, source=record.source, commands=fixcmd.commands(record, env),
-            references=record.references, language=record.language,
+            references=record.references, language=record.language, strength=scoring.raw_probability(e),
         )
 
 
+def _families(judged: list[Match], records: dict[str, RecordView]) -> list[Match]:
+    """Confident answers first. A confident specific record outranks its generic family record, which
+    then is not called confident; a confident generic record names its specific records and their signs."""
+    confident_members = {records[m.id].family for m in judged if m.confident and records[m.id].family}
+    out = []
+    for m in judged:
+        if m.confident and m.id in confident_members:
+            m = replace(m, confident=False, why=(*m.why, "a specific record of this family fits the log better"))
+        elif m.confident:
+            m = replace(m, specific=tuple(Specific(r.id, r.title, r.situation) for r in records.values() if r.family == m.id))
+        out.append(m)
+    return sorted(out, key=lambda m: (not m.confident, -m.score, -m.strength, m.id))
 
 
 def _frames(names: tuple[str, ...], query: Query) -> tuple[tuple[str, ...], bool]:
     """(hints seen in the log, whether the specific hints were all absent)."""
-    hints = [h for h in names if h.lower() not in _GENERIC_FRAMES]
-    seen = tuple(dict.fromkeys(h for h in hints if _hint_seen(h.lower(), query.modules, query.raw)))
+    hints = tuple(h for h in names if h.lower() not in _GENERIC_FRAMES)
+    seen = situation.seen(tuple(dict.fromkeys(hints)), query.modules, query.raw)
     return seen, bool(hints) and not seen
-
-
-def _hint_seen(hint: str, modules: tuple[str, ...], text: str) -> bool:
-    """A hint is seen as a frame module prefix, or as a word in the failure text."""
-    if any(m.lower() == hint or m.lower().startswith(hint + ".") for m in modules):
-        return True
-    # "lr_find" is written "lr find(ing)" when a person describes it in prose.
-    variants = {hint, hint.replace(".", "/"), hint.replace("-", "_"), hint.replace("_", " ")}
-    return any(v in text for v in variants)

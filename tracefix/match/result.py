@@ -10,6 +10,15 @@ from tracefix.match.constraints import Check
 
 
 @dataclass(frozen=True)
+class Specific:
+    """A specific record of a generic one's family, and the signs in a log that point to it."""
+
+    id: str
+    title: str
+    signs: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Match:
     """One knowledge-base record ranked against the log."""
 
@@ -26,6 +35,8 @@ class Match:
     commands: tuple[str, ...] = ()
     references: tuple[str, ...] = ()
     language: str = "en"
+    specific: tuple[Specific, ...] = ()   # for a generic record: its specific records, when none of them fits
+    strength: float = 0.0                 # the model's uncalibrated output: orders matches of equal score
 
 
 @dataclass(frozen=True)

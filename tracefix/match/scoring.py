@@ -1,66 +1,70 @@
-"""Turning the evidence for one record into a score, a confidence call and reasons a person can read.
+"""From evidence to a probability, a confidence call and reasons a person can read.
 
-The weights were tuned on the public labelled logs, for the general case: a record is only called
-confident when its own error signature is in the log (or, without one, when meaning, words and
-frames all agree strongly), and a failed environment check demotes it below the confident line.
+The probability that a record is the right answer is a logistic model over `Evidence.features()`,
+calibrated (isotonic) so that a first answer's score is how often such answers were right; its
+weights, the calibration and the confidence threshold are fitted on labelled real logs by
+`bench/fit_confidence.py` and live in `confidence.json` beside this module, never in code. The
+threshold is chosen for precision: a confident wrong answer costs a user a day.
+
+On top of the model, two rules no weight can overrule: a record the environment rules out is
+never confident, and a record whose signature is generic is confident only when its own situation
+shows in the log.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+import json
+import math
+from functools import cache
+from importlib import resources
 
-from tracefix.logs.signature import anchor
-from tracefix.match.constraints import Verdict
-
-W_SYMPTOM, W_ROOT, W_DENSE, W_BM25, W_FRAMES, W_PACKAGES = 0.45, 0.10, 0.30, 0.10, 0.12, 0.05
-W_SPECIFIC, SPECIFIC_CHARS = 0.15, 60
-VERDICT_BONUS = {"affected": 0.06, "unknown": 0.0, "not-affected": -0.30}
-CONFIDENT_WITH_SYMPTOM = 0.55
-CONFIDENT_WITHOUT_SYMPTOM = 0.62
-DENSE_FLOOR, DENSE_SPAN = 0.25, 0.55  # cosine below the floor says nothing; above floor+span, all it can
+from tracefix.match.evidence import FEATURES, Evidence
 
 
-@dataclass(frozen=True)
-class Evidence:
-    """What was observed about one record for one log."""
-
-    symptom: str | None       # the record's signature found in the log, if any
-    on_root: bool             # ...and found in the root failure itself
-    dense: float              # cosine similarity of the log's query text and the record's text
-    bm25: float               # BM25 of the log's words against the record, scaled to 0..1 over candidates
-    frames_hit: tuple[str, ...]   # record frame hints seen in the log's frames or text
-    packages_hit: tuple[str, ...] # record packages seen in the log's frames or text
-    frames_missed: bool       # the record names specific frames and the log shows none of them
-    log_has_frames: bool      # the log shows a traceback with frames, so a missing frame is telling
-    shared_symptom: bool      # the matched signature belongs to other records too
-    verdict: Verdict
+@cache
+def model() -> dict:
+    data = json.loads(resources.files("tracefix.match").joinpath("confidence.json").read_text())
+    if tuple(data["features"]) != FEATURES:
+        raise RuntimeError("confidence.json was fitted for other features; run bench/fit_confidence.py")
+    return data
 
 
-def score(e: Evidence) -> float:
-    dense = min(1.0, max(0.0, (e.dense - DENSE_FLOOR) / DENSE_SPAN))
-    total = W_DENSE * dense + W_BM25 * e.bm25 + VERDICT_BONUS[e.verdict.verdict]
-    if e.symptom:
-        # A longer literal signature is more specific evidence than a short generic one.
-        specific = W_SPECIFIC * min(len(anchor(e.symptom)), SPECIFIC_CHARS) / SPECIFIC_CHARS
-        total += W_SYMPTOM + (W_ROOT if e.on_root else 0.0) + specific
-    if e.frames_hit:
-        total += W_FRAMES
-    elif e.frames_missed:
-        total -= W_FRAMES
-    if e.packages_hit and not e.frames_hit:
-        total += W_PACKAGES
-    return round(total, 4)
+def raw_probability(e: Evidence, fitted: dict | None = None) -> float:
+    """The logistic model's output before calibration: strictly ordered, so it breaks the ties the
+    step-shaped calibration leaves among weak candidates."""
+    fitted = fitted or model()
+    z = fitted["intercept"] + sum(w * x for w, x in zip(fitted["weights"], e.features()))
+    return 1.0 / (1.0 + math.exp(-z))
 
 
-def is_confident(e: Evidence, value: float) -> bool:
+def probability(e: Evidence, fitted: dict | None = None) -> float:
+    """`fitted`: another model of the same shape (the fitting script tries its own)."""
+    fitted = fitted or model()
+    return calibrated(raw_probability(e, fitted), fitted.get("calibration"))
+
+
+def calibrated(raw: float, table: dict | None) -> float:
+    """The isotonic map fitted on out-of-fold first answers: raw model output -> how often such an
+    answer was right. Piecewise linear between the fitted points, flat beyond them."""
+    if not table:
+        return raw
+    xs, ys = table["x"], table["y"]
+    at = bisect.bisect_right(xs, raw)
+    if at == 0:
+        return ys[0]
+    if at == len(xs):
+        return ys[-1]
+    x0, x1, y0, y1 = xs[at - 1], xs[at], ys[at - 1], ys[at]
+    return y0 + (y1 - y0) * (raw - x0) / (x1 - x0) if x1 > x0 else y1
+
+
+def is_confident(e: Evidence, p: float, threshold: float | None = None) -> bool:
     if e.verdict.verdict == "not-affected":
         return False
-    if e.symptom and e.shared_symptom and e.frames_missed and e.log_has_frames:
-        # Several records share this message and the traceback goes through none of this one's code.
+    if e.needs_situation and not e.situation_seen:
         return False
-    if e.symptom:
-        return value >= CONFIDENT_WITH_SYMPTOM
-    return value >= CONFIDENT_WITHOUT_SYMPTOM and bool(e.frames_hit) and e.bm25 >= 0.5
+    return p >= (model()["threshold"] if threshold is None else threshold)
 
 
 def reasons(e: Evidence) -> tuple[str, ...]:
@@ -73,6 +77,12 @@ def reasons(e: Evidence) -> tuple[str, ...]:
         out.append(f"the failure passes through {', '.join(e.frames_hit)}")
     elif e.packages_hit:
         out.append(f"the log involves {', '.join(e.packages_hit)}")
+    signs = [h for h in e.situation_seen if h not in e.frames_hit]
+    if signs:
+        out.append(f"its situation shows in the log: {', '.join(signs)}")
+    elif e.needs_situation and not e.situation_seen:
+        named = f" ({', '.join(e.situation[:4])})" if e.situation else ""
+        out.append(f"that message has several causes, and none of this one's signs{named} shows in the log")
     if e.frames_missed:
         out.append("none of its frames or packages appear in the log")
     out.append(f"meaning similarity {e.dense:.2f}, word overlap {e.bm25:.2f}")

@@ -52,4 +52,6 @@ def _match(m: Match) -> dict:
         "source": m.source,
         "commands": list(m.commands),
         "references": list(m.references),
+        # For a generic record: the specific records of its family and what in a log points to each.
+        "specific": [{"id": s.id, "title": s.title, "look_for": list(s.signs)} for s in m.specific],
     }

@@ -52,6 +52,9 @@ def _match_lines(n: int, m: Match) -> list[str]:
     lines += ["   [bold]Cause[/]", *_indent(m.cause), "   [bold]Fix[/]"]
     lines += [f"     $ {_esc(cmd)}" for cmd in m.commands]
     lines += _indent(m.fix)
+    if m.specific:
+        lines.append("   This message has several known causes; look for these in your log or code:")
+        lines += [f"     {_esc(', '.join(s.signs[:4]) or s.title)} -> [bold]{s.id}[/] ({_esc(s.title)})" for s in m.specific]
     if m.references:
         lines.append(f"   see: {_esc(m.references[0])}")
     return lines
