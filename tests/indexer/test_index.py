@@ -73,3 +73,14 @@ def test_index_build_command(cli, small_db):
     assert result.returncode == 0, result.stderr
     assert "Indexed 1 records" in result.stdout.decode()
     assert faiss_store.manifest_path(small_db.with_suffix(".faiss")).exists()
+
+
+@pytest.mark.slow
+def test_the_one_off_model_export_shows_only_tracefixs_own_progress(cli, small_db, tmp_path):
+    """A fresh cache means exporting the model: no tracer warnings or other libraries' output."""
+    result = cli("index", "build", "--db", str(small_db), env={"XDG_CACHE_HOME": str(tmp_path / "cache")})
+    assert result.returncode == 0, result.stderr
+    err = result.stderr.decode()
+    assert "Preparing the embedding model for ONNX Runtime (once): 3/3 done" in err
+    assert "Warning" not in err and "warn(" not in err, err
+    assert (tmp_path / "cache" / "tracefix" / "onnx").is_dir()

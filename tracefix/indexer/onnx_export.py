@@ -6,8 +6,11 @@ every later start only opens the cached file.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 from tracefix.errors import ModelError
@@ -30,14 +33,48 @@ def ensure_onnx(info: ModelInfo) -> Path:
 
 
 def export(info: ModelInfo, target: Path) -> None:
-    """Export with the TorchScript exporter, then let ONNX Runtime save its optimised graph."""
+    """Export with the TorchScript exporter, then let ONNX Runtime save its optimised graph.
+
+    The exporter and the libraries under it print tracer warnings and progress bars that mean
+    nothing to a user: they are silenced, and tracefix says what it is doing instead.
+    """
+    with _silenced() as terminal:
+        _export(info, target, lambda n, what: os.write(terminal, _step(n, what).encode()))
+    sys.stderr.write(_step(3, "done") + "\n")
+
+
+def _step(n: int, what: str) -> str:
+    return f"\rPreparing the embedding model for ONNX Runtime (once): {n}/3 {what}\033[K"
+
+
+@contextlib.contextmanager
+def _silenced():
+    """Warnings off and file descriptor 2 to /dev/null (C++ code writes there too); yields the real
+    stderr's descriptor for tracefix's own progress. Errors still surface as exceptions."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null, warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            os.dup2(null.fileno(), 2)
+            yield saved
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _export(info: ModelInfo, target: Path, say) -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     try:
         import torch
         from transformers import AutoModel
     except ImportError as e:
         raise ModelError(f"exporting the model to ONNX needs torch and transformers ({e})") from None
     target.parent.mkdir(parents=True, exist_ok=True)
+    say(1, "loading the model")
     model = AutoModel.from_pretrained(str(info.path), attn_implementation="eager").eval()
 
     class LastHidden(torch.nn.Module):
@@ -54,6 +91,7 @@ def export(info: ModelInfo, target: Path) -> None:
     axes = {name: {0: "batch", 1: "tokens"} for name in [*_INPUTS, "last_hidden_state"]}
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
         raw = Path(tmp) / "raw.onnx"
+        say(2, "exporting")
         with torch.no_grad():
             torch.onnx.export(LastHidden(), (sample, sample, torch.zeros_like(sample)), str(raw),
                               input_names=_INPUTS, output_names=["last_hidden_state"], dynamic_axes=axes,

@@ -39,6 +39,7 @@ class Query:
     flat: str          # the same, flattened: where signature anchors are looked up
     root_masked: str   # the root failure alone
     modules: tuple[str, ...]  # frame modules and packages seen
+    prefixes: frozenset[str]  # ...and every dotted prefix of them, lower-cased: where hints are looked up
     raw: str           # the failure text as it is, lower-cased: file paths still in it
 
 
@@ -54,7 +55,7 @@ def build_query(report: LogReport) -> Query:
     root_text = "\n".join([root_line, *details])
     masked = mask(report.excerpt)
     return Query(text=text[:QUERY_CHARS], words=words, masked=masked, flat=flatten(masked), root_masked=mask(root_text),
-                 modules=modules, raw=report.excerpt.lower())
+                 modules=modules, prefixes=situation.module_prefixes(modules), raw=report.excerpt.lower())
 
 
 class Matcher:
@@ -71,6 +72,7 @@ class Matcher:
         self.position = {rid: i for i, rid in enumerate(ids)}
         self.symptom_owners = snapshot.symptom_owners
         self.members = {r.family for r in snapshot.records if r.family}  # ids of generic family records
+        self.specifics = _specifics(snapshot.records)
         self.anchors = snapshot.anchors
         self._embedder_factory = embedder
         self._embedder: Embedder | None = None
@@ -84,9 +86,9 @@ class Matcher:
         return self._embedder
 
     def match(self, report: LogReport, env: Environment, top: int = 3) -> MatchResult:
-        judged = [self._to_match(record, e, env) for record, e in self.evidence(report, env)]
-        ranked = _families(judged, self.records)
-        return MatchResult(report, env, tuple(ranked[:top]), tuple(sanity.environment_warnings(env, report)))
+        ranked = _families([_judge(record, e) for record, e in self.evidence(report, env)])
+        matches = tuple(self._to_match(j, env) for j in ranked[:top])  # reasons and commands only for what is shown
+        return MatchResult(report, env, matches, tuple(sanity.environment_warnings(env, report)))
 
     def evidence(self, report: LogReport, env: Environment) -> list[tuple[RecordView, Evidence]]:
         """Every candidate record with what the log shows about it (what the confidence model is fitted on)."""
@@ -145,39 +147,62 @@ class Matcher:
             packages_hit=packages,
             frames_missed=missed and bool(query.modules),
             situation=hints,
-            situation_seen=situation.seen(hints, query.modules, query.raw),
+            situation_seen=situation.seen(hints, query.prefixes, query.raw),
             shared_symptom=bool(symptom) and self.symptom_owners[mask(symptom).lower()] > 1,
             family_member=record.family is not None,
             family_head=record.id in self.members,
             verdict=constraints.check(record, env),
         )
 
-    def _to_match(self, record: RecordView, e: Evidence, env: Environment) -> Match:
-        p = scoring.probability(e)
+    def _to_match(self, j: Judged, env: Environment) -> Match:
+        record, e = j.record, j.evidence
+        why = scoring.reasons(e) + (("a specific record of this family fits the log better",) if j.outranked else ())
         return Match(
-            id=record.id, title=record.title, score=round(p, 4), confident=scoring.is_confident(e, p),
-            verdict=e.verdict.verdict, checks=e.verdict.checks, why=scoring.reasons(e), cause=record.cause,
+            id=record.id, title=record.title, score=round(j.score, 4), confident=j.confident,
+            verdict=e.verdict.verdict, checks=e.verdict.checks, why=why, cause=record.cause,
             fix=record.fix, source=record.source, commands=fixcmd.commands(record, env),
-            references=record.references, language=record.language, strength=scoring.raw_probability(e),
+            references=record.references, language=record.language, strength=j.strength,
+            specific=self.specifics.get(record.id, ()) if j.confident else (),
         )
 
 
-def _families(judged: list[Match], records: dict[str, RecordView]) -> list[Match]:
-    """Confident answers first. A confident specific record outranks its generic family record, which
-    then is not called confident; a confident generic record names its specific records and their signs."""
-    confident_members = {records[m.id].family for m in judged if m.confident and records[m.id].family}
-    out = []
-    for m in judged:
-        if m.confident and m.id in confident_members:
-            m = replace(m, confident=False, why=(*m.why, "a specific record of this family fits the log better"))
-        elif m.confident:
-            m = replace(m, specific=tuple(Specific(r.id, r.title, r.situation) for r in records.values() if r.family == m.id))
-        out.append(m)
-    return sorted(out, key=lambda m: (not m.confident, -m.score, -m.strength, m.id))
+@dataclass(frozen=True)
+class Judged:
+    """A candidate with its calibrated score, raw model output and confidence call."""
+
+    record: RecordView
+    evidence: Evidence
+    score: float
+    strength: float
+    confident: bool
+    outranked: bool = False   # a generic record whose specific record fits the log better
+
+
+def _judge(record: RecordView, e: Evidence) -> Judged:
+    raw = scoring.raw_probability(e)
+    p = scoring.calibrated(raw, scoring.model().get("calibration"))
+    return Judged(record, e, p, raw, scoring.is_confident(e, p))
+
+
+def _families(judged: list[Judged]) -> list[Judged]:
+    """Confident answers first. A confident specific record outranks its generic family record,
+    which then is not called confident."""
+    heads = {j.record.family for j in judged if j.confident and j.record.family}
+    out = [replace(j, confident=False, outranked=True) if j.confident and j.record.id in heads else j for j in judged]
+    return sorted(out, key=lambda j: (not j.confident, -j.score, -j.strength, j.record.id))
+
+
+def _specifics(records) -> dict[str, tuple[Specific, ...]]:
+    """Generic record id -> its specific records and their signs."""
+    out: dict[str, list[Specific]] = {}
+    for r in records:
+        if r.family:
+            out.setdefault(r.family, []).append(Specific(r.id, r.title, r.situation))
+    return {head: tuple(members) for head, members in out.items()}
 
 
 def _frames(names: tuple[str, ...], query: Query) -> tuple[tuple[str, ...], bool]:
     """(hints seen in the log, whether the specific hints were all absent)."""
     hints = tuple(h for h in names if h.lower() not in _GENERIC_FRAMES)
-    seen = situation.seen(tuple(dict.fromkeys(hints)), query.modules, query.raw)
+    seen = situation.seen(tuple(dict.fromkeys(hints)), query.prefixes, query.raw)
     return seen, bool(hints) and not seen

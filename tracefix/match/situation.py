@@ -22,22 +22,32 @@ def _pattern(hint: str) -> re.Pattern[str]:
     return re.compile(start + "(?:" + "|".join(map(re.escape, sorted(variants))) + ")" + end, re.IGNORECASE)
 
 
+@lru_cache(maxsize=8192)
 def _spellings(hint: str) -> tuple[str, ...]:
     """How else a log writes it: a module as a path, a package with `_` or `-`, a call in prose
     ("lr_find" becomes "lr find")."""
     return hint.replace(".", "/"), hint.replace("-", "_"), hint.replace("_", " ")
 
 
-def hint_seen(hint: str, modules: tuple[str, ...], text: str) -> bool:
-    """`modules`: the dotted modules of the log's frames and its packages; `text`: the log, lower-cased."""
+def module_prefixes(modules: tuple[str, ...]) -> frozenset[str]:
+    """Every dotted prefix of the log's frame modules and packages, lower-cased: `a.b.c` -> a, a.b, a.b.c."""
+    out = set()
+    for module in modules:
+        parts = module.lower().split(".")
+        out.update(".".join(parts[:n]) for n in range(1, len(parts) + 1))
+    return frozenset(out)
+
+
+def hint_seen(hint: str, prefixes: frozenset[str], text: str) -> bool:
+    """`prefixes`: `module_prefixes` of the log; `text`: the log, lower-cased."""
     low = hint.lower()
-    if any(m.lower() == low or m.lower().startswith(low + ".") for m in modules):
+    if low in prefixes:
         return True
-    if not any(v in text for v in (low, *_spellings(low))):
+    if low not in text and not any(v in text for v in _spellings(low)):
         return False  # a substring test first: most hints are absent from most logs
     return bool(_pattern(hint).search(text))
 
 
-def seen(hints: tuple[str, ...], modules: tuple[str, ...], text: str) -> tuple[str, ...]:
+def seen(hints: tuple[str, ...], prefixes: frozenset[str], text: str) -> tuple[str, ...]:
     """The hints that show in the log, in the record's order."""
-    return tuple(h for h in hints if hint_seen(h, modules, text))
+    return tuple(h for h in hints if hint_seen(h, prefixes, text))
