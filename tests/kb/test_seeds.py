@@ -105,3 +105,24 @@ def test_english_scraped_article(tmp_path):
     assert "regression introduced" in record.cause
     assert record.fixed == {"deepspeed": ">=0.15.3"}
     assert "Something else entirely" not in record.fix
+
+
+def test_ids_are_readable_and_the_file_name_is_kept(seeds):
+    """Ids come from the title's product names and the error, not from the scraped file's hash."""
+    for seed, record in seeds.items():
+        assert not any(c.isdigit() for c in record.id.split("-")[0]), record.id
+        assert record.source.endswith(".txt") and record.source.rsplit("/", 1)[-1].startswith(seed)
+    assert seeds["000"].id.startswith("cogvlm-") and "backend" in seeds["000"].id
+    assert seeds["001"].id.startswith("pytorch-lightning-") and "lr-find" in seeds["001"].id
+
+
+@pytest.mark.parametrize("seed, signs", [
+    ("000", {"sat"}), ("001", {"lr_find"}), ("003", {"deepspeed"}), ("004", {"unsloth"}),
+])
+def test_seeds_carry_the_situation_their_prose_names(seeds, seed, signs):
+    assert signs <= set(seeds[seed].situation), seeds[seed].situation
+    assert "torch" not in seeds[seed].situation and "all_reduce" not in seeds[seed].situation
+
+
+def test_the_older_wording_of_the_error_is_added(seeds):
+    assert "Tensors must be CUDA and dense" in seeds["001"].symptoms
