@@ -1,6 +1,6 @@
 """Fit the confidence model (tracefix/match/confidence.json) on labelled real logs.
 
-    python bench/fit_confidence.py FOLDER [FOLDER ...] [--kb-logs DIR] [--precision 0.98] [--write]
+    python bench/fit_confidence.py FOLDER [FOLDER ...] [--kb-logs DIR] [--precision 0.99] [--write]
 
 Every candidate record the matcher considers for a case is one row: its evidence features
 (`tracefix.match.evidence.FEATURES`) and whether it is a right answer for the case (a record only
@@ -123,7 +123,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("folders", nargs="+")
     parser.add_argument("--kb-logs", help="folder of <record-id>.log example logs, each a case")
-    parser.add_argument("--precision", type=float, default=0.98)
+    parser.add_argument("--precision", type=float, default=0.99)
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args()
     cases = load_cases(*args.folders)
