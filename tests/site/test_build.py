@@ -7,7 +7,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -29,14 +28,11 @@ def full_store(tmp_path_factory):
     return make_store(tmp_path_factory.mktemp("full") / "kb.db", KB, SEEDS, ARTICLES)
 
 
-def test_two_builds_are_byte_identical_and_fast(full_store, tmp_path):
-    start = time.perf_counter()
+def test_two_builds_are_byte_identical(full_store, tmp_path):
     count = build(full_store, tmp_path / "a")
-    elapsed = time.perf_counter() - start
     build(full_store, tmp_path / "b")
     assert count == len(full_store.records())
     assert tree(tmp_path / "a") == tree(tmp_path / "b")
-    assert elapsed < 5, f"build took {elapsed:.2f} s"
 
 
 def test_every_record_has_a_page(kb_site, kb_store):
