@@ -16,7 +16,8 @@ SPECIFIC_CHARS = 60
 DENSE_FLOOR, DENSE_SPAN = 0.25, 0.55  # cosine below the floor says nothing; above floor+span, all it can
 
 FEATURES = ("symptom", "on_root", "specificity", "dense", "bm25", "frames_hit", "frames_missed", "packages_hit",
-            "situation_seen", "situation_unseen", "shared_symptom", "family_head", "affected", "not_affected")
+            "situation_seen", "situation_unseen", "shared_symptom", "family_head", "affected", "not_affected",
+            "situation_without_symptom", "frames_without_symptom")
 
 
 @dataclass(frozen=True)
@@ -46,5 +47,7 @@ class Evidence:
         unseen = self.needs_situation and not self.situation_seen
         values = (bool(self.symptom), self.on_root, specificity, dense, self.bm25, bool(self.frames_hit), self.frames_missed,
                   bool(self.packages_hit) and not self.frames_hit, bool(self.situation_seen), unseen, self.shared_symptom,
-                  self.family_head, self.verdict.verdict == "affected", self.verdict.verdict == "not-affected")
+                  self.family_head, self.verdict.verdict == "affected", self.verdict.verdict == "not-affected",
+                  # Without its signature a record is a guess: what else shows counts for less (the model learns how much).
+                  bool(self.situation_seen) and not self.symptom, bool(self.frames_hit) and not self.symptom)
         return tuple(float(v) for v in values)

@@ -6,9 +6,9 @@ weights, the calibration and the confidence threshold are fitted on labelled rea
 `bench/fit_confidence.py` and live in `confidence.json` beside this module, never in code. The
 threshold is chosen for precision: a confident wrong answer costs a user a day.
 
-On top of the model, two rules no weight can overrule: a record the environment rules out is
-never confident, and a record whose signature is generic is confident only when its own situation
-shows in the log.
+On top of the model, three rules no weight can overrule: a record the environment rules out is
+never confident; a record whose signature is generic is confident only when its own situation
+shows in the log; and a record whose error is not in the log needs its code (frames) to be.
 """
 
 from __future__ import annotations
@@ -63,6 +63,9 @@ def is_confident(e: Evidence, p: float, threshold: float | None = None) -> bool:
     if e.verdict.verdict == "not-affected":
         return False
     if e.needs_situation and not e.situation_seen:
+        return False
+    if not e.symptom and not e.frames_hit:
+        # Neither its error nor its code in the log: words and meaning alone are a guess.
         return False
     return p >= (model()["threshold"] if threshold is None else threshold)
 
