@@ -47,8 +47,8 @@ def manifest_path(index_path: Path) -> Path:
     return index_path.with_name(index_path.name + ".json")
 
 
-def records_hash(store: Store) -> str:
-    return hashlib.sha256(store.fingerprint().encode()).hexdigest()[:16]
+def records_hash(store: Store, fingerprint: str | None = None) -> str:
+    return hashlib.sha256((fingerprint or store.fingerprint()).encode()).hexdigest()[:16]
 
 
 def build(store: Store, embedder: Embedder, index_path: Path, progress: Callable[[int, int], None] | None = None) -> Manifest:
@@ -66,8 +66,10 @@ def build(store: Store, embedder: Embedder, index_path: Path, progress: Callable
     index = faiss.IndexFlatIP(dim)
     if chunks:
         index.add(np.vstack(chunks))
-    manifest = Manifest(embedder.info.name, embedder.info.fingerprint, records_hash(store), tuple(r.id for r in records))
+    fingerprint = store.fingerprint()
+    manifest = Manifest(embedder.info.name, embedder.info.fingerprint, records_hash(store, fingerprint), tuple(r.id for r in records))
     _write(index, manifest, index_path)
+    store.snapshot(fingerprint)  # written beside the database now, so the first query does not wait for it
     return manifest
 
 

@@ -44,10 +44,12 @@ def load(db_path: Path, fingerprint: str) -> Snapshot | None:
     """The cached snapshot when it was made from exactly these records, else None."""
     try:
         with path_for(db_path).open("rb") as f:
-            tag, snapshot = pickle.load(f)
+            tag, rows, owners, anchors = pickle.load(f)
+        if tag != _tag(fingerprint):
+            return None
+        return Snapshot(tuple(RecordView(*row) for row in rows), owners, anchors)
     except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
         return None
-    return snapshot if tag == _tag(fingerprint) and isinstance(snapshot, Snapshot) else None
 
 
 def save(db_path: Path, fingerprint: str, snapshot: Snapshot) -> None:
@@ -56,10 +58,17 @@ def save(db_path: Path, fingerprint: str, snapshot: Snapshot) -> None:
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         with tmp.open("wb") as f:
-            pickle.dump((_tag(fingerprint), snapshot), f, protocol=pickle.HIGHEST_PROTOCOL)
+            # Plain tuples, not the dataclasses: unpickling 100,000 dataclass states costs seconds.
+            rows = [astuple_shallow(r) for r in snapshot.records]
+            pickle.dump((_tag(fingerprint), rows, snapshot.symptom_owners, snapshot.anchors), f,
+                        protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, target)
     except OSError:
         tmp.unlink(missing_ok=True)
+
+
+def astuple_shallow(record: RecordView) -> tuple:
+    return tuple(getattr(record, name) for name in FIELD_NAMES)
 
 
 def _tag(fingerprint: str) -> tuple:

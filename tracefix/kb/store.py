@@ -145,9 +145,10 @@ class Store:
 
         return [Record.model_validate_json(r["data"]) for r in self._query("select data from records order by id")]
 
-    def snapshot(self) -> snapshots.Snapshot:
-        """Every record as the matcher reads it, from the cache file when the records have not changed."""
-        fingerprint = self.fingerprint()
+    def snapshot(self, fingerprint: str | None = None) -> snapshots.Snapshot:
+        """Every record as the matcher reads it, from the cache file when the records have not changed.
+        `fingerprint`: this store's, when the caller has just computed it (it takes a while at 100k records)."""
+        fingerprint = fingerprint or self.fingerprint()
         cached = snapshots.load(self.path, fingerprint)
         if cached is not None:
             return cached

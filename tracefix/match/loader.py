@@ -29,9 +29,10 @@ def load_matcher(settings: Settings, rebuild: bool = True, progress: Callable[[i
     """
     embedder = embedder or start_embedder(settings.model, settings.backend)
     store = open_store(settings)
+    fingerprint = store.fingerprint()
     try:
         index, manifest = faiss_store.load(settings.index_path)
-        problem = manifest.problem_with(embedder.info.fingerprint, faiss_store.records_hash(store))
+        problem = manifest.problem_with(embedder.info.fingerprint, faiss_store.records_hash(store, fingerprint))
     except IndexError_ as e:
         problem = str(e)
     if problem and not rebuild:
@@ -39,4 +40,4 @@ def load_matcher(settings: Settings, rebuild: bool = True, progress: Callable[[i
     if problem:
         faiss_store.build(store, embedder.get(), settings.index_path, progress)
         index, manifest = faiss_store.load(settings.index_path)
-    return Matcher(store, index, manifest.ids, embedder.get)
+    return Matcher(store, index, manifest.ids, embedder.get, store.snapshot(fingerprint))

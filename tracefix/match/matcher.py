@@ -16,6 +16,7 @@ import numpy as np
 from tracefix.env.environment import Environment
 from tracefix.indexer.embed import Embedder
 from tracefix.kb.view import RecordView
+from tracefix.kb.snapshot import Snapshot
 from tracefix.kb.store import Store
 from tracefix.logs.report import LogReport
 from tracefix.logs.signature import anchor, compile_symptom, flatten, mask, symptom_matches
@@ -61,12 +62,14 @@ def build_query(report: LogReport) -> Query:
 class Matcher:
     """Holds the knowledge base in memory; safe to call `match` from several threads."""
 
-    def __init__(self, store: Store, index, ids: tuple[str, ...], embedder: Callable[[], Embedder]):
+    def __init__(self, store: Store, index, ids: tuple[str, ...], embedder: Callable[[], Embedder],
+                 snapshot: Snapshot | None = None):
         """`embedder` is a factory called on first use; the loader hands in one whose model is already
-        loading in a background thread (see indexer.background)."""
+        loading in a background thread (see indexer.background). `snapshot`: the store's records,
+        when the caller has them already."""
         self.store = store
         self.index = index
-        snapshot = store.snapshot()
+        snapshot = snapshot or store.snapshot()
         self.records: dict[str, RecordView] = {r.id: r for r in snapshot.records}
         self.ids = ids
         self.position = {rid: i for i, rid in enumerate(ids)}
