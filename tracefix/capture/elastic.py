@@ -67,7 +67,8 @@ def prepare(env: dict[str, str]) -> ErrorFile:
 def traceback_text(data) -> str | None:
     """The readable part of an error file's JSON: the Python call stack, else the message.
 
-    >>> traceback_text({"message": {"message": "ValueError: x", "extraInfo": {"py_callstack": "Traceback...", "timestamp": "1"}}})
+    >>> traceback_text({"message": {"message": "ValueError: x",
+    ...                             "extraInfo": {"py_callstack": "Traceback...", "timestamp": "1"}}})
     'Traceback...'
     >>> traceback_text({"message": "Signal 9 (SIGKILL) received by PID 7", "timestamp": 1})
     'Signal 9 (SIGKILL) received by PID 7'

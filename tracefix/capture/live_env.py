@@ -32,7 +32,7 @@ for d in m.distributions():
 def packages_text(python: str | None = None, env: dict[str, str] | None = None) -> str | None:
     """`name==version` lines for the packages of `python` (None: this interpreter, in process), with
     the command's environment variables (its PYTHONPATH decides what it imported too)."""
-    if python is None or os.path.realpath(python) == os.path.realpath(sys.executable):
+    if python is None:
         return _in_process()
     try:
         done = subprocess.run([python, "-c", _LIST_PACKAGES], capture_output=True, timeout=TIMEOUT,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import select
 import selectors
 import signal
 import subprocess
@@ -62,13 +63,15 @@ class _Channel:
             self.read_fd, self.child_fd = os.pipe()
 
     def relay(self, data: bytes) -> None:
-        """Write to our stream; if that is closed (`| head`), keep reading so the command is not blocked."""
+        """Write to our stream; when that is closed (`| head`), `relaying` turns False."""
         view = memoryview(data)
         while self.relaying and view:
             try:
                 view = view[os.write(self.our_fd, view):]
             except BrokenPipeError:
                 self.relaying = False
+            except BlockingIOError:       # our stream is non-blocking: wait until it takes more
+                select.select([], [self.our_fd], [])
             except OSError as e:
                 if e.errno != errno.EINTR:
                     self.relaying = False
@@ -162,12 +165,13 @@ def _pump(child: subprocess.Popen, channels: dict[str, _Channel], buffer: Captur
             for key, _ in selector.select(timeout=0.2):
                 name, ch = key.data
                 data = _read(ch.read_fd)
-                if not data:
+                if data:
+                    ch.relay(data)
+                    buffer.feed(name, data)
+                if not data or not ch.relaying:   # its end, or ours closed (`| head`): the job sees a closed pipe too
                     selector.unregister(ch.read_fd)
                     os.close(ch.read_fd)
                     continue
-                ch.relay(data)
-                buffer.feed(name, data)
                 last_data = time.monotonic()
             foreground.follow_stop(child.pid)
             if exited_at is None and child.poll() is not None:

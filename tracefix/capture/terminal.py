@@ -28,15 +28,24 @@ class Foreground:
 
     def follow_stop(self, pid: int) -> None:
         """When the job was stopped (Ctrl-Z), stop here too; when continued, continue the job."""
-        if self.fd is None or not _stopped(pid):
+        stop = _stop_signal(pid) if self.fd is not None else None
+        if stop is None:
+            return
+        if stop in (signal.SIGTTIN, signal.SIGTTOU):
+            # It touched the terminal in the instant before it was given the foreground: it has it now.
+            _continue(pid)
             return
         self.take_back()
         os.kill(os.getpid(), signal.SIGSTOP)   # the shell sees the job stopped; `fg` sends SIGCONT
         self.give(pid)
-        try:
-            os.killpg(pid, signal.SIGCONT)
-        except ProcessLookupError:
-            pass
+        _continue(pid)
+
+
+def _continue(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGCONT)
+    except ProcessLookupError:
+        pass
 
 
 def _owned(fd: int) -> bool:
@@ -59,9 +68,10 @@ def _set_foreground(fd: int | None, pgid: int) -> None:
         signal.signal(signal.SIGTTOU, previous)
 
 
-def _stopped(pid: int) -> bool:
+def _stop_signal(pid: int) -> int | None:
+    """The signal that stopped the job since the last look, if it was stopped."""
     try:
         info = os.waitid(os.P_PID, pid, os.WSTOPPED | os.WNOHANG)
     except ChildProcessError:
-        return False
-    return info is not None and info.si_code == os.CLD_STOPPED
+        return None
+    return info.si_status if info is not None and info.si_code == os.CLD_STOPPED else None

@@ -43,15 +43,16 @@ def _register() -> None:
     from tracefix.cli.index import index
     from tracefix.cli.kb import kb
     from tracefix.cli.match import match
+    from tracefix.cli.run import run
     from tracefix.cli.serve import serve
     from tracefix.cli.site import site
 
-    for command in (match, kb, index, eval_, serve, site):
+    for command in (match, kb, index, eval_, serve, site, run):
         cli.add_command(command)
 
 
 # Commands whose process only answers and exits: nothing of theirs needs the interpreter's teardown.
-_FAST_EXIT = frozenset({"match"})
+_FAST_EXIT = frozenset({"match", "run"})
 
 
 def main() -> None:

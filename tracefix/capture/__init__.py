@@ -1,0 +1,1 @@
+"""`tracefix run`: run a job, relay its output unchanged, keep a bounded copy, report a failure."""
