@@ -40,12 +40,18 @@ def ingest(paths: tuple[str, ...], replace: bool, db: str | None) -> None:
 
 
 @kb.command("list")
+@click.option("--area", help="Only records of this area (distributed, cuda, deepspeed, ...).")
+@click.option("--package", help="Only records that name this package.")
+@click.option("--search", "query", metavar="TEXT", help="An error line or keywords: the records it fits, best first.")
 @db_option
 @reports_errors
-def list_(db: str | None) -> None:
-    """List the records: id and title."""
-    for record in open_store(db).records():
-        click.echo(f"{record.id}\t{record.title}")
+def list_(area: str | None, package: str | None, query: str | None, db: str | None) -> None:
+    """List the records: id, area and title."""
+    from tracefix.kb.listing import select
+
+    store = open_store(db)
+    for record in select(store, area=area, package=package, query=query):
+        click.echo(f"{record.id}\t{record.area}\t{record.title}")
 
 
 @kb.command()
