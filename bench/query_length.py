@@ -46,14 +46,14 @@ def main() -> None:
     cases = load_cases(*args.folders)
     matcher = load_matcher(Settings.resolve())
     reports = [read_log(c.log) for c in cases]
-    print(f"{len(cases)} cases; {'chars':>6} {'tokens':>7} {'model ms':>9} {'top1':>6} {'precision':>10} {'neg unanswered':>15}")
+    print(f"{len(cases)} cases; {'chars':>6} {'tokens':>7} {'model ms':>9} {'top1':>6} {'top3':>6} {'MRR':>6} {'precision':>10} {'neg unanswered':>15}")
     for length in map(int, args.lengths.split(",")):
         matcher_module.QUERY_CHARS = length
         texts = [matcher_module.build_query(r).text for r in reports]
         tokens = statistics.median(len(matcher.embedder.tokenizer.encode(t).ids) for t in texts)
         metrics = score(cases, [answer(matcher, c) for c in cases])
         print(f"{'':>{len(str(len(cases))) + 8}}{length:>6} {tokens:>7.0f} {model_ms(matcher, texts):>9.1f} {metrics.top1:>6.3f} "
-              f"{metrics.precision:>10.3f} {metrics.negatives_unanswered:>15.3f}")
+              f"{metrics.top3_recall:>6.3f} {metrics.mrr:>6.3f} {metrics.precision:>10.3f} {metrics.negatives_unanswered:>15.3f}")
 
 
 if __name__ == "__main__":
