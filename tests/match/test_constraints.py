@@ -88,3 +88,73 @@ def test_one_failing_check_outweighs_holding_ones():
     assert v.verdict == "affected"
     v = check(rec, build_environment(freeze="torch==2.1.0", gpu_count=1))
     assert v.verdict == "not-affected" and [c.result for c in v.checks] == ["holds", "fails"]
+
+
+LIGHTNING = dict(affected={"lightning": "<2.4.0", "pytorch-lightning": "<2.4.0"},
+                 fixed={"lightning": ">=2.4.0", "pytorch-lightning": ">=2.4.0"})
+
+
+@pytest.mark.parametrize("freeze", ["lightning==2.2.1", "pytorch-lightning==2.2.1", "pytorch_lightning==2.2.1"])
+def test_either_distribution_of_a_project_decides_its_check(freeze):
+    v = check(record(**LIGHTNING), build_environment(freeze=freeze))
+    assert v.verdict == "affected"
+    assert [(c.found, c.result) for c in v.checks] == [("2.2.1", "holds"), ("2.2.1", "holds")]
+
+
+def test_the_check_says_which_distribution_it_was_made_on():
+    v = check(record(**LIGHTNING), env({"pytorch-lightning": "2.2.1"}))
+    assert results(v) == [("lightning<2.4.0 (as pytorch-lightning)", "2.2.1", "holds"),
+                          ("lightning not in fixed >=2.4.0 (as pytorch-lightning)", "2.2.1", "holds")]
+
+
+def test_a_project_none_of_whose_names_is_installed_is_one_unknown_check():
+    v = check(record(**LIGHTNING), env({"torch": "2.2.0"}))
+    assert v.verdict == "unknown"
+    assert results(v) == [("lightning<2.4.0 (lightning / pytorch-lightning: neither installed)", None, "unknown"),
+                          ("lightning not in fixed >=2.4.0 (lightning / pytorch-lightning: neither installed)", None, "unknown")]
+
+
+def test_a_record_naming_one_distribution_also_checks_the_other():
+    rec = record(affected={"pytorch-lightning": "==2.2.*"}, fixed={"pytorch-lightning": ">=2.4.0"})
+    assert check(rec, env({"lightning": "2.2.1"})).verdict == "affected"
+    assert check(rec, env({"lightning": "2.4.0"})).verdict == "not-affected"
+    assert check(record(affected={"torch": ">=2.6"}), env({"pytorch": "2.6.0"})).verdict == "affected"
+
+
+def test_build_suffixed_distributions_belong_to_their_project():
+    rec = record(fixed={"bitsandbytes": ">=0.45.0"})
+    v = check(rec, env({"bitsandbytes-cuda117": "0.26.0"}))
+    assert results(v) == [("bitsandbytes not in fixed >=0.45.0 (as bitsandbytes-cuda117)", "0.26.0", "holds")]
+    assert check(record(affected={"flash_attn": ">=2.0"}), env({"flash-attn": "2.5.8"})).verdict == "affected"
+
+
+def test_with_both_distributions_installed_an_affected_one_is_enough():
+    # The log may come from either; the fixed `lightning` does not rule out the old `pytorch-lightning`.
+    v = check(record(**LIGHTNING), env({"lightning": "2.4.0", "pytorch-lightning": "2.2.1"}))
+    assert v.verdict == "affected" and {c.found for c in v.checks} == {"2.2.1"}
+    assert check(record(**LIGHTNING), env({"lightning": "2.4.0", "pytorch-lightning": "2.5.0"})).verdict == "not-affected"
+
+
+def test_differing_ranges_per_name_use_the_installed_names_own_range():
+    rec = record(affected={"lightning": "<2.4.0", "pytorch-lightning": "<2.3.0"})
+    assert check(rec, env({"pytorch-lightning": "2.3.1"})).verdict == "not-affected"
+    assert check(rec, env({"lightning": "2.3.1"})).verdict == "affected"
+    assert check(rec, env()).checks[0].requirement.startswith("lightning<2.4.0 / pytorch-lightning<2.3.0")
+
+
+def test_unknown_gpu_information_does_not_hide_a_fixed_release():
+    rec = record(**LIGHTNING, environment=("gpus>=2",))
+    v = check(rec, env({"lightning": "2.4.0"}))
+    assert v.verdict == "not-affected" and [c.result for c in v.checks] == ["fails", "fails", "unknown"]
+    # An affected release with the GPU count unknown is not claimed affected: a one-GPU job would not fail.
+    assert check(rec, env({"lightning": "2.2.1"})).verdict == "unknown"
+
+
+@pytest.mark.parametrize("named, installed", [
+    ("tensorflow", "tensorflow-gpu"), ("opencv-python", "opencv-python-headless"), ("onnxruntime", "onnxruntime-gpu"),
+    ("cupy", "cupy-cuda12x"), ("torch", "pytorch"),
+])
+def test_other_alias_groups(named, installed):
+    v = check(record(affected={named: ">=1.0"}), env({installed: "2.0.0"}))
+    assert v.verdict == "affected" and v.checks[0].requirement == f"{named}>=1.0 (as {installed})"
+    assert check(record(affected={named: ">=1.0"}), env({"numpy": "2.0.0"})).checks[0].result == "unknown"

@@ -1,11 +1,26 @@
 """`check(record, env) -> Verdict`: is this environment in the record's affected range?
 
 Every requirement of a record becomes one `Check` that `holds`, `fails` or is `unknown` (the
-package or fact is not in the input). The verdict: any check fails -> "not-affected"; all hold (and
-there is at least one) -> "affected"; otherwise "unknown". All version logic goes through
-`packaging`, with `prereleases=True` passed explicitly (see the style guide's note on packaging 26).
+package or fact is not in the input). All version logic goes through `packaging`, with
+`prereleases=True` passed explicitly (see the style guide's note on packaging 26).
+
+How verdicts are decided (README "How verdicts are decided" says the same):
+1. An installed version inside a `fixed` or `works` range -> "not-affected", whatever else holds.
+2. Any other check that fails (a version outside `affected`, one GPU for a `gpus>=2` bug) ->
+   "not-affected". A failing check is never hidden by an unknown one: no GPU information does not
+   turn an installed fixed release into "unknown".
+3. Every check holds, and there is at least one -> "affected". "affected" means everything known
+   says affected and nothing is unknown: an affected version with no GPU information for a
+   `gpus>=2` record stays "unknown", since a one-GPU job would not hit the bug.
+4. Otherwise (something unknown, or nothing to check) -> "unknown".
+Every check stays in the verdict, so the user sees what decided it and what was missing.
 
 How each range reads:
+- Ranges are per project, not per distribution name: `lightning` and `pytorch-lightning` (and the
+  other groups in `aliases`) are one package. A record's ranges for several names of one project
+  give one check per range kind, made on whichever name is installed; it is unknown only when none
+  is. When several are installed, the check holds if it holds for any of them (the log may come
+  from either).
 - `affected`: holds when the installed version is in the range.
 - `fixed`: the versions carrying the fix, so an installed version in the range fails the check.
 - `works`: versions known to work, read like `fixed`: inside the range, the issue does not occur.
@@ -25,6 +40,7 @@ from packaging.version import InvalidVersion, Version
 
 from tracefix.env.environment import Environment
 from tracefix.kb.conditions import parse_condition
+from tracefix.match import aliases
 
 HOLDS, FAILS, UNKNOWN = "holds", "fails", "unknown"
 _OPS = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
@@ -34,7 +50,7 @@ _OPS = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.
 class Check:
     """One requirement of a record, tested against the environment."""
 
-    requirement: str       # e.g. "deepspeed>0.14.0", "deepspeed not in fixed >=0.14.1", "gpus>=2"
+    requirement: str       # "deepspeed>0.14.0", "lightning not in fixed >=2.4.0 (as pytorch-lightning)", "gpus>=2"
     found: str | None      # what the environment has ("0.14.2", "4 (nvidia-smi)"); None when absent
     result: str            # holds | fails | unknown
 
@@ -47,22 +63,46 @@ class Verdict:
     checks: tuple[Check, ...]
 
 
-def _contains(spec: str, version: Version) -> bool | None:
+_RANGE_TEXT = {"affected": "{name}{spec}", "fixed": "{name} not in fixed {spec}", "works": "{name} not in working {spec}"}
+_PREFERENCE = {HOLDS: 0, FAILS: 1, UNKNOWN: 2}   # among installed aliases, the first that holds decides
+
+
+def by_project(ranges: dict[str, str]) -> list[dict[str, str]]:
+    """A record's ranges grouped by project: {"lightning": "<2.4.0", "pytorch-lightning": "<2.4.0"} is one group."""
+    groups: dict[str, dict[str, str]] = {}
+    for name, spec in ranges.items():
+        groups.setdefault(aliases.project_of(name), {})[name] = spec
+    return list(groups.values())
+
+
+def _range_text(kind: str, named: dict[str, str]) -> str:
+    shown = list(named.items())[:1] if len(set(named.values())) == 1 else named.items()
+    return " / ".join(_RANGE_TEXT[kind].format(name=name, spec=spec) for name, spec in shown)
+
+
+def _none_installed(names: tuple[str, ...]) -> str:
+    return f"{' / '.join(names)}: {'neither' if len(names) == 2 else 'none'} installed"
+
+
+def _inside(raw: str, spec: str, inside_holds: bool) -> str:
     try:
-        return SpecifierSet(spec).contains(version, prereleases=True)
-    except InvalidSpecifier:
-        return None
+        inside = SpecifierSet(spec).contains(Version(raw), prereleases=True)
+    except (InvalidVersion, InvalidSpecifier):
+        return UNKNOWN
+    return HOLDS if inside == inside_holds else FAILS
 
 
-def _version_check(requirement: str, env: Environment, name: str, spec: str, inside_holds: bool) -> Check:
-    raw = env.packages.get(name)
-    installed = env.version(name)
-    if installed is None:
-        return Check(requirement, raw, UNKNOWN)
-    inside = _contains(spec, installed)
-    if inside is None:
-        return Check(requirement, raw, UNKNOWN)
-    return Check(requirement, raw, HOLDS if inside == inside_holds else FAILS)
+def _range_check(kind: str, named: dict[str, str], env: Environment) -> Check:
+    """One check for one project's range, made on whichever of its names is installed."""
+    text = _range_text(kind, named)
+    shown, first_spec = next(iter(named.items()))
+    found = aliases.installed(env.packages, shown)
+    if not found:
+        names = aliases.names_of(shown)
+        return Check(f"{text} ({_none_installed(names)})" if len(names) > 1 else text, None, UNKNOWN)
+    outcomes = [(dist, raw, _inside(raw or "", named.get(dist, first_spec), kind == "affected")) for dist, raw in found]
+    dist, raw, result = min(outcomes, key=lambda outcome: _PREFERENCE[outcome[2]])
+    return Check(text if dist == shown else f"{text} (as {dist})", raw, result)
 
 
 def _compare_versions(found: str | None, op: str, value: str) -> str:
@@ -109,10 +149,9 @@ _ENV_CHECKS = {"gpus": _gpus, "compute_capability": _compute_capability, "driver
 
 
 def checks(record, env: Environment) -> list[Check]:
-    """Every check for a record, in the order: affected, fixed, works, environment."""
-    out = [_version_check(f"{name}{spec}", env, name, spec, True) for name, spec in record.affected.items()]
-    out += [_version_check(f"{name} not in fixed {spec}", env, name, spec, False) for name, spec in record.fixed.items()]
-    out += [_version_check(f"{name} not in working {spec}", env, name, spec, False) for name, spec in record.works.items()]
+    """Every check for a record, in the order: affected, fixed, works (one per project each), environment."""
+    out = [_range_check(kind, named, env) for kind in ("affected", "fixed", "works")
+           for named in by_project(getattr(record, kind))]
     for condition in record.environment:
         try:
             key, op, value = parse_condition(condition)
@@ -124,6 +163,7 @@ def checks(record, env: Environment) -> list[Check]:
 
 
 def verdict_of(found: list[Check]) -> str:
+    """Rules 1-4 of the module docstring (a fixed or working version fails its check, so 1 is part of 2)."""
     results = {c.result for c in found}
     if FAILS in results:
         return "not-affected"
