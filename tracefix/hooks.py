@@ -1,7 +1,7 @@
 """tracefix inside a Python process: `tracefix.install()` (an excepthook) and `%load_ext tracefix`.
 
 Both print the report of `tracefix < log` under an uncaught exception, matched by the same code
-(`tracefix.cli.match.match_log`), with the environment of the running interpreter. The original
+(`tracefix.match.pipeline.match_log`), with the environment of the running interpreter. The original
 traceback is always shown first and untouched: the excepthook calls the hook it replaced, the
 IPython extension only listens to `post_run_cell`, after IPython showed the error its own way.
 A failure of tracefix itself costs one line, never the user's traceback.
@@ -80,7 +80,7 @@ def report_exception(exc: BaseException, tb, top: int = 3, stream: TextIO | None
 
 def _match(exc: BaseException, tb, top: int):
     from tracefix.capture.live_env import nvidia_smi_text, packages_text
-    from tracefix.cli.match import match_log
+    from tracefix.match.pipeline import match_log
     from tracefix.settings import Settings
 
     text = "".join(traceback.format_exception(type(exc), exc, tb))

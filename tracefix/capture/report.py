@@ -51,7 +51,7 @@ def live_environment(command: list[str], env: dict[str, str]) -> tuple[str, str 
 def report(log: bytes, command: list[str], env: dict[str, str], outcome: Outcome, settings, top: int,
            json_path: str | None, stream: TextIO | None = None) -> None:
     """Match the failure and print the report (text on `stream`, the JSON object to `json_path`)."""
-    from tracefix.cli.match import match_log, result_json
+    from tracefix.match.pipeline import match_log, result_json
     from tracefix.render.text import print_result
 
     stream = stream or sys.stderr

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -52,11 +51,13 @@ def _read_text(path: str | None) -> str | None:
 @reports_errors
 def match(logfile, freeze, smi, gpus, top, as_json, model, db) -> None:
     """Match a log (file or stdin) against the knowledge base."""
+    from tracefix.match.pipeline import match_log, result_json
     from tracefix.settings import Settings
 
     data = _read_input(logfile)
     freeze_text, smi_text = _read_text(freeze), _read_text(smi)
-    result = match_log(data, Settings.resolve(db, model), freeze=freeze_text, smi=smi_text, gpus=gpus, top=top)
+    result = match_log(data, Settings.resolve(db, model), freeze=freeze_text, smi=smi_text, gpus=gpus, top=top,
+                       progress=_progress)
     if as_json:
         click.echo(result_json(result))
     else:
@@ -65,29 +66,6 @@ def match(logfile, freeze, smi, gpus, top, as_json, model, db) -> None:
         print_result(result)
     if not result.confident:
         sys.exit(EXIT_NO_MATCH)
-
-
-def match_log(data: bytes, settings, *, freeze: str | None = None, smi: str | None = None, gpus: int | None = None,
-              top: int = 3, progress=None):
-    """The one match path (`tracefix < log`, `tracefix run`, the hooks): log bytes -> MatchResult."""
-    from tracefix.indexer.background import start_embedder
-
-    embedder = start_embedder(settings.model, settings.backend)  # model start-up overlaps the rest
-    from tracefix.env.environment import build_environment
-    from tracefix.logs.report import read_log
-    from tracefix.match.loader import load_matcher
-
-    matcher = load_matcher(settings, progress=progress or _progress, embedder=embedder)
-    report = read_log(data)
-    env = build_environment(freeze=freeze, smi=smi, report=report, gpu_count=gpus)
-    return matcher.match(report, env, top=top)
-
-
-def result_json(result) -> str:
-    """The `--json` object as text."""
-    from tracefix.render.json import render
-
-    return json.dumps(render(result), indent=2, ensure_ascii=False)
 
 
 def _progress(done: int, total: int) -> None:
