@@ -34,7 +34,7 @@ def test_collect_env_block_inside_a_log():
     env = collect_env.parse(report.collect_env_text)
     assert dict(env.packages) == {"torch": "2.2.0+cu121", "numpy": "1.26.3", "triton": "2.2.0"}
     assert env.torch_cuda == "12.1" and env.driver_version == "470.223.02"
-    assert env.gpus == ("Tesla K80",)
+    assert env.gpus == ("Tesla K80", "Tesla K80") and env.gpu_count == 2   # one entry per GPU listed
 
 
 def test_transformers_env():

@@ -39,6 +39,7 @@ def cli() -> None:
 
 
 def _register() -> None:
+    from tracefix.cli.env import env
     from tracefix.cli.eval import eval_
     from tracefix.cli.index import index
     from tracefix.cli.kb import kb
@@ -47,7 +48,7 @@ def _register() -> None:
     from tracefix.cli.serve import serve
     from tracefix.cli.site import site
 
-    for command in (match, kb, index, eval_, serve, site, run):
+    for command in (match, kb, index, eval_, serve, site, run, env):
         cli.add_command(command)
 
 

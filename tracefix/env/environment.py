@@ -1,8 +1,9 @@
 """The environment a log ran in: packages, GPUs, driver, CUDA, merged from every input given.
 
 Inputs, strongest first: the texts passed separately (`--freeze`, `--smi`, a collect_env file),
-then the blocks found pasted inside the log, then the log itself (its world size, as a guess at
-the GPU count). Each fact says where it came from when that matters (`gpu_count_source`).
+then the blocks found pasted inside the log, then the log itself (versions it prints, used only for
+packages no report states; its world size, as a guess at the GPU count). Each fact says where it
+came from when that matters (`package_sources`, `gpu_count_source`).
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from packaging.version import InvalidVersion, Version
 from tracefix.env import collect_env as collect_env_parser
 from tracefix.env import freeze as freeze_parser
 from tracefix.env import hardware
+from tracefix.env import log_versions as log_versions_parser
 from tracefix.env import smi as smi_parser
 from tracefix.env.freeze import SkippedLine
 
+FULL_SCAN_CHARS = 2 * 2**20   # reports up to this size are scanned line by line for pasted blocks
 _LOCAL_CUDA = re.compile(r"^cu(\d{2,3})$")
 _CONDA_CUDA = re.compile(r"cuda(\d{1,2})\.?(\d)")
 
@@ -46,6 +49,7 @@ class Environment:
     skipped: tuple[SkippedLine, ...] = ()
     smi_error: str | None = None          # nvidia-smi's own failure ("Failed to initialize NVML: ...")
     sources: tuple[str, ...] = field(default=())   # what was read: "pip freeze (212 packages)", ...
+    package_sources: dict[str, str] = field(default_factory=dict)  # name -> "pip freeze" | "conda list" | "hf env" | "log" ...
 
     def version(self, name: str) -> Version | None:
         """The installed version of a package, or None when absent or unparseable."""
@@ -87,25 +91,45 @@ def build_environment(freeze: str | None = None, smi: str | None = None, report=
     """Merge separate inputs with the blocks pasted in the log (`report`); separate inputs win.
 
     >>> env = build_environment(freeze="torch==2.1.0+cu118", smi="GPU 0: NVIDIA A100-SXM4-80GB (UUID: GPU-1)")
-    >>> env.torch_cuda, env.gpu_count, env.gpus[0].compute_capability
-    ('11.8', 1, '8.0')
+    >>> env.torch_cuda, env.gpu_count, env.gpus[0].compute_capability, env.package_sources["torch"]
+    ('11.8', 1, '8.0', 'pip freeze')
     """
     embedded = freeze_parser.parse(getattr(report, "freeze_text", None)) if freeze else None
     frozen = freeze_parser.parse(freeze or getattr(report, "freeze_text", None))
     smi_report = smi_parser.parse(smi or getattr(report, "smi_text", None))
     collected = collect_env_parser.parse(collect_env or getattr(report, "collect_env_text", None))
-    packages = {**dict(collected.packages), **(embedded.as_dict() if embedded else {}), **frozen.as_dict()}
+    logged = log_versions_parser.parse(getattr(report, "excerpt", None))
+    packages, origin = _packages(frozen, embedded, collected, logged)
     torch_build = next((p.build for p in frozen.packages if p.name == "torch"), None)
     gpus = _gpus(smi_report, collected)
-    count, source = _count(smi_report, gpus, gpu_count, getattr(report, "world_size", None))
+    count, source = _count(smi_report, collected, gpu_count, getattr(report, "world_size", None))
     driver = _first(smi_report.driver_version, collected.driver_version)
     return Environment(
         packages=packages, gpus=gpus, gpu_count=count, gpu_count_source=source, driver_version=driver,
-        cuda_version=_first(smi_report.cuda_version, hardware.max_cuda_for_driver(driver)),
+        cuda_version=_first(smi_report.cuda_version, logged.driver_cuda, hardware.max_cuda_for_driver(driver)),
         torch_cuda=_first(torch_cuda_from(packages.get("torch"), torch_build), collected.torch_cuda),
         skipped=frozen.skipped, smi_error=smi_report.error if not smi_report.gpus else None,
-        sources=_sources(frozen, smi_report, collected),
+        sources=_sources(frozen, smi_report, collected, logged, sum(v == "log" for v in origin.values())),
+        package_sources=origin,
     )
+
+
+def _packages(frozen, embedded, collected, logged) -> tuple[dict[str, str], dict[str, str]]:
+    """Every stated version, strongest last so it wins; versions the log prints only fill gaps."""
+    packages: dict[str, str] = {}
+    origin: dict[str, str] = {}
+    sources = dict(collected.package_sources)
+    layers = [(dict(collected.packages), lambda name: sources.get(name, "collect_env"))]
+    if embedded:
+        layers.append((embedded.as_dict(), lambda name: embedded.format))
+    layers.append((frozen.as_dict(), lambda name: frozen.format))
+    for layer, label in layers:
+        for name, version in layer.items():
+            packages[name], origin[name] = version, label(name)
+    for name, version in logged.packages:
+        if name not in packages:
+            packages[name], origin[name] = version, "log"
+    return packages, origin
 
 
 def _gpus(report: smi_parser.SmiReport, collected: collect_env_parser.CollectedEnv) -> tuple[Gpu, ...]:
@@ -115,25 +139,59 @@ def _gpus(report: smi_parser.SmiReport, collected: collect_env_parser.CollectedE
     return tuple(Gpu(name, None, hardware.compute_capability(name)) for name in collected.gpus)
 
 
-def _count(report: smi_parser.SmiReport, gpus: tuple[Gpu, ...], given: int | None,
+def _count(report: smi_parser.SmiReport, collected: collect_env_parser.CollectedEnv, given: int | None,
            world_size: int | None) -> tuple[int | None, str | None]:
-    """nvidia-smi's count, else the caller's, else (a guess) the log's world size."""
+    """nvidia-smi's count, else the caller's, else collect_env's list, else (a guess) the log's world size."""
     if report.gpu_count is not None:
         return report.gpu_count, "nvidia-smi"
     if given is not None:
         return given, "given"
-    if gpus:
-        return len(gpus), "collect_env"
+    if collected.gpu_count:
+        return collected.gpu_count, "collect_env"
     if world_size:
         return world_size, "log"
     return None, None
 
 
-def _sources(frozen, smi_report, collected) -> tuple[str, ...]:
+def _sources(frozen, smi_report, collected, logged, from_log: int) -> tuple[str, ...]:
     out = []
     if frozen.packages or frozen.skipped:
         out.append(f"{frozen.format} ({len(frozen.packages)} packages, {len(frozen.skipped)} lines skipped)")
     if smi_report.format != "unknown":
         out.append(f"nvidia-smi {smi_report.format} ({len(smi_report.gpus)} GPUs)")
     out.extend(collected.formats)
+    if from_log:
+        out.append(f"versions printed in the log ({from_log} packages)")
+    if logged.driver_cuda:
+        out.append(f"torch's driver check (CUDA {logged.driver_cuda})")
     return tuple(out)
+
+
+def environment_dict(env: Environment) -> dict:
+    """The environment as plain JSON-ready data (the `tracefix env --json` shape)."""
+    return {
+        "packages": dict(env.packages), "package_sources": dict(env.package_sources),
+        "gpus": [{"name": g.name, "memory_mib": g.memory_mib, "compute_capability": g.compute_capability} for g in env.gpus],
+        "gpu_count": env.gpu_count, "gpu_count_source": env.gpu_count_source, "driver_version": env.driver_version,
+        "cuda_version": env.cuda_version, "torch_cuda": env.torch_cuda, "smi_error": env.smi_error,
+        "sources": list(env.sources), "skipped": [{"text": s.text, "reason": s.reason} for s in env.skipped],
+    }
+
+
+def from_text(text: str | bytes | None, freeze: str | None = None, smi: str | None = None,
+              gpu_count: int | None = None) -> Environment:
+    """The environment in a pasted log or report, as `tracefix env` reads it."""
+    from dataclasses import replace
+
+    from tracefix.env import blocks
+    from tracefix.logs.report import read_log   # the log reader imports this package's block finder
+
+    report = read_log(text or "")
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    if text and len(text) <= FULL_SCAN_CHARS:
+        # The log reader looks for blocks only near failure words; a report given on its own is read whole.
+        found = blocks.find(text.splitlines())
+        report = replace(report, freeze_text=found.freeze or report.freeze_text, smi_text=found.smi or report.smi_text,
+                         collect_env_text=found.collect_env or report.collect_env_text)
+    return build_environment(freeze=freeze, smi=smi, report=report, gpu_count=gpu_count)
