@@ -19,6 +19,9 @@ FRAGMENTS = [
     "failed (exitcode: -9) local_rank: 0 (pid: 1)", "exits with return code = -9", "--nproc_per_node=", "torch==2.1.0",
     "| NVIDIA-SMI 535.1  Driver Version: 535.1  CUDA Version: 12.2 |", "PyTorch version: ", "Exception ignored in: ",
     "\x00", "\ufffd", "ü", "\t", "`", "^^^^", "=" * 80, "a" * 9000,
+    # rich boxes, stream and worker tags, torchrun table fields
+    "╭──── Traceback (most recent call last) ────╮", "│ ", " │", "╰────╯", "│ ❱ 12 │   x()", ":12 in f", "│ /a/b.p │",
+    "stderr: ", "[stderr] ", "(RayTrainWorker pid=1) ", "  error_file: ", "  host      : h", "(local_rank: 1)",
 ]
 piece = st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=40), st.integers(-20, 99999).map(str))
 log_text = st.lists(piece, max_size=60).map("".join)

@@ -24,6 +24,12 @@ from tracefix.logs.clean import Line, Scanner, chunks
      "Traceback (most recent call last):"),
     ("[2024-01-01 10:00:00] step 1", None, "[2024-01-01 10:00:00] step 1"),   # near miss: a timestamp, not a rank
     ("12345678: not a rank", None, "12345678: not a rank"),
+    ("stderr:   rank      : 1 (local_rank: 1)", None, "  rank      : 1 (local_rank: 1)"),   # accelerate test's relay
+    ("[stderr] RuntimeError: boom", None, "RuntimeError: boom"),
+    ("(RayTrainWorker pid=43515) [rank1]: AttributeError: x", 1, "AttributeError: x"),
+    ("(pid=81511, ip=192.168.1.118) Exception: oops", None, "Exception: oops"),
+    ("stderr output was empty", None, "stderr output was empty"),   # near miss: prose, not a tag
+    ("(pid 12 exited) RuntimeError", None, "(pid 12 exited) RuntimeError"),
 ])
 def test_clean_strips_prefixes_ansi_and_redraws(raw, rank, text):
     assert clean.clean(raw) == (rank, text)

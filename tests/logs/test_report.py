@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import time
 
 import pytest
 
@@ -130,11 +129,9 @@ def test_invalid_utf8_is_replaced_not_raised():
     assert "\ufffd" in report.root.message
 
 
-def test_very_long_lines_are_cut_and_fast():
+def test_very_long_lines_are_cut():
     line = "x" * 5_000_000
-    start = time.perf_counter()
     report = read_log(f"{line}\nRuntimeError: boom {'y' * 100_000}\n")
-    assert time.perf_counter() - start < 2
     assert report.root.exception == "RuntimeError" and len(report.root.message) <= 1200
 
 
@@ -149,14 +146,15 @@ def test_big_log_focuses_on_failure_regions_with_correct_line_numbers():
     assert "KeyError: 'lora_A'" in report.excerpt and len(report.excerpt) < 64 * 1024
 
 
-def test_one_megabyte_log_reads_well_under_100ms():
+def test_one_megabyte_log_finds_the_root_after_the_noise():
+    """A log just under the size where whole-log reading stops: the failure at its end is found
+    with the line numbers of the input (how fast is measured in bench/, not here)."""
     block = (LOGS / "4rank-rank2-first.log").read_text()
     noise = "".join(f"[rank{i % 4}]:{{'loss': 0.{i:04d}, 'learning_rate': 1.9e-05, 'epoch': {i / 9e4:.4f}}}\n" for i in range(15000))
     text = (noise + block).encode()
     assert 2**20 * 0.9 < len(text) < 2**20
-    read_log(text)  # warm
-    start = time.perf_counter()
     report = read_log(text)
-    elapsed = time.perf_counter() - start
-    assert report.root is not None
-    assert elapsed < 0.1, elapsed
+    assert (report.root.exception, report.root_rank) == ("RuntimeError", 2)
+    assert report.root.line_no == 15000 + 28 and report.lines == 15000 + 75
+    assert report.terminated_ranks == (0, 3) and report.world_size == 4
+    assert "RuntimeError: The size of tensor a (4096)" in report.excerpt

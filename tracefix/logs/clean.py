@@ -19,6 +19,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
+from tracefix.logs.boxes import Unboxer
+
 MAX_LINE = 8192            # characters kept of one line; the rest cannot help and may hurt regexes
 CHUNK = 4 * 2**20          # bytes read at a time
 FULL_BELOW = 2**20         # inputs smaller than this are read line by line in full
@@ -31,6 +33,11 @@ _PREFIX = re.compile(
     r"|^\[\d{1,6},(\d{1,6})\]<std(?:out|err)>:\s?"
     r"|^(\d{1,4}): "
 )
+# Stream and worker tags put before a rank prefix (or instead of one): `stderr: `, `[stderr] `,
+# ray's `(RayTrainWorker pid=43515) ` / `(pid=81511, ip=10.0.0.1) `.
+_STREAM = re.compile(r"^(?:\[std(?:err|out)\]:?|std(?:err|out):)(?: |$)|^\((?:[\w.\-]{1,64} )?pid=\d{1,9}(?:, ip=[\w.:\-]{1,64})?\)(?: |$)")
+_STREAM_HEADS = ("stde", "stdo", "[std")
+_BOX_BAR = "│".encode()   # in every line of a rich box: chunks without it skip the box rewriting
 _PROGRESS = re.compile(r"\d%\|.*\|\s*\d+/\d+|\|\s*\d+/\d+\s*\[\d")
 _BLOCK_KEYS = (
     b"NVIDIA-SMI", b"NVSMI LOG", b"Failed to initialize NVML", b"UUID: GPU-", b"memory.total", b"PyTorch version",
@@ -46,7 +53,7 @@ _KEYS = (
     b"Watchdog", b"watchdog", b"nvcc", b"ninja", b"==", b"what()", b"terminate called", b"Assertion", b"Aborted",
     b"core dumped", b"out of memory", b"nproc", b"num_processes", b"world_size", b"WORLD_SIZE", b"undefined symbol",
     b"shared object", b"[E", b"[F", b"bf16", b"BF16", b"bfloat16", b"CUDA error", b"CUDA Setup", b"compiled with CUDA",
-    b"sm_", b"NCCL error", b"Bus error", b"bus error",
+    b"sm_", b"NCCL error", b"Bus error", b"bus error", "❱".encode(),   # rich's current-line marker, one per frame
 )
 
 
@@ -89,13 +96,17 @@ def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text) if "\x1b" in text else text
 
 
-def split_rank(text: str) -> tuple[int | None, str]:
-    """Take a launcher's rank prefix off a line (two when nested, as in `0: [rank0]: ...`)."""
+def split_rank(text: str, tags: bool = True) -> tuple[int | None, str]:
+    """Take a launcher's rank prefix off a line (two when nested, as in `0: [rank0]: ...`), and
+    a stream or worker tag before it (`stderr: `, `[stderr] `, `(RayTrainWorker pid=1) `)."""
     head = text[:1]
-    if not (head == "[" or head.isdigit() or ("[rank" in text[:80] or "[default" in text[:80])):
-        return None, text
-    m = _PREFIX.match(text)
+    m = _PREFIX.match(text) if head == "[" or head.isdigit() or "[rank" in text[:80] or "[default" in text[:80] else None
     if not m:
+        # the tag test comes last: most prefixed lines are `[rankN]:` ones, and need not pay for it
+        if tags and head in "s[(" and (text.startswith(_STREAM_HEADS) or (head == "(" and "pid=" in text[:80])):
+            stream = _STREAM.match(text)
+            if stream:
+                return split_rank(text[stream.end():], tags=False)
         return None, text
     rank, text = int(m.group(m.lastindex)), text[m.end():]
     if text[:1] == "[":
@@ -115,6 +126,12 @@ def clean(raw: str) -> tuple[int | None, str]:
         parts = [p for p in raw.split("\r") if p.strip()]
         raw = parts[-1] if parts else ""
     return split_rank(raw.rstrip())
+
+
+def is_caret_line(text: str) -> bool:
+    """Python 3.11+ marks the failing expression under a frame's code with `^^^^`/`~~~~`: not text."""
+    stripped = text.strip()
+    return stripped[:1] in ("^", "~") and not stripped.strip("^~ ")
 
 
 def is_progress(text: str) -> bool:
@@ -161,6 +178,7 @@ class Scanner:
         self._carry: deque[bytes] = deque(maxlen=BEFORE)
         self._emitted_to = 0
         self._owed = 0
+        self._unbox = Unboxer().text   # rich traceback boxes -> plain traceback lines
 
     def lines(self, pieces: Iterable[bytes]) -> Iterator[Line]:
         it = iter(pieces)
@@ -189,11 +207,12 @@ class Scanner:
         keep, _ = _windows(_hit_lines(chunk), len(texts), 0, 0)
         focus = set(keep)
         ranks = self.ranks
+        unbox = self._unbox if _BOX_BAR in chunk else None
         for i, raw in enumerate(texts):
             rank, text = clean(raw)
             if rank is not None:
                 ranks.add(rank)
-            yield Line(i + 1, rank, text, i in focus)
+            yield Line(i + 1, rank, unbox(text) if unbox else text, i in focus)
         self.lines_read = len(texts)
 
     def _focus(self, chunk: bytes) -> Iterator[Line]:
@@ -208,6 +227,7 @@ class Scanner:
         lines = [*self._carry, *raws]
         keep, self._owed = _windows(hits, len(raws), len(self._carry), self._owed)
         start = base - len(self._carry)
+        unbox = self._unbox if _BOX_BAR in chunk or any(_BOX_BAR in raw for raw in self._carry) else None
         for i in keep:
             no = start + i + 1
             if no > self._emitted_to:
@@ -215,7 +235,7 @@ class Scanner:
                 rank, text = clean(lines[i][: MAX_LINE * 4].decode("utf-8", "replace"))
                 if rank is not None:
                     self.ranks.add(rank)
-                yield Line(no, rank, text)
+                yield Line(no, rank, unbox(text) if unbox else text)
         self._carry.extend(raws[-BEFORE:])
 
 

@@ -14,14 +14,14 @@ import signal
 from dataclasses import dataclass, replace
 
 from tracefix.logs.clean import Line
-from tracefix.logs.report import Failure, make_failure
+from tracefix.logs.report import Failure, LauncherSeen, make_failure
 
 _ELASTIC_FAILED = re.compile(r"failed \(exitcode: (-?\d{1,4})\)(?: local_rank: (\d{1,6}))?(?: \(pid: (\d{1,9})\))?")
 _DS_EXIT = re.compile(r"exits with return code = (-?\d{1,4})")
 _DS_RANK = re.compile(r"--local_rank=(\d{1,6})")
 _MPI = re.compile(r"process rank (\d{1,6}) with PID \d{1,9} on node \S{1,200} exited on signal (\d{1,3})")
 _SIGTERM_SENT = re.compile(r"Sending process (\d{1,9}) closing signal SIGTERM")
-_FIELD = re.compile(r"^\s*(rank|exitcode|traceback|host|time)\s*: (.{0,500})$")
+_FIELD = re.compile(r"^\s*(rank|exitcode|traceback|host|time|error_file)\s*: ?(.{0,1000})$")
 _RANK_FIELD = re.compile(r"^(\d{1,6})(?: \(local_rank: (\d{1,6})\))?")
 _EXIT_FIELD = re.compile(r"^(-?\d{1,4})(?: \(pid: (\d{1,9})\))?")
 _PER_NODE = (
@@ -60,6 +60,9 @@ class RankExit:
     root: bool                # the launcher named this the first observed failure
     line_no: int
     detail: str               # the launcher's words, e.g. "Signal 9 (SIGKILL) received by PID 1236"
+    host: str | None = None
+    error_file: str | None = None   # torchrun's per-rank error file, when the worker wrote one
+    launcher: str = "torchrun"      # which launcher said it: torchrun | deepspeed | mpirun
 
 
 @dataclass(frozen=True)
@@ -111,8 +114,11 @@ class Collector:
         text = line.text
         if self._section is not None and self._table(line, text):
             return
-        if "Root Cause (first observed failure)" in text or text.strip() == "Failures:":
+        if "Root Cause (first observed failure)" in text or text.strip() in ("Failures:", "Root Cause:"):
             self._section = "root" if "Root Cause" in text else "failures"
+        elif "rank" in text and "(local_rank:" in text and _FIELD.match(text):
+            self._section = "failures"     # a table pasted without its heading
+            self._table(line, text)
         elif "exitcode" in text and "failed (" in text:
             self._elastic(line, text)
         elif "return code" in text:
@@ -141,6 +147,7 @@ class Collector:
         if m:
             if m.group(1) == "time" or (m.group(1) == "rank" and "rank" in self._entry):
                 self._flush()
+            if not self._entry:
                 self._entry_line = line.no
             self._entry[m.group(1)] = m.group(2).strip()
             return True
@@ -167,10 +174,17 @@ class Collector:
         detail = entry.get("traceback", "")
         detail = detail if "Signal" in detail else f"exitcode: {entry.get('exitcode', '?')}" + (
             f" ({signal_name(exitcode)})" if signal_name(exitcode) else "")
+        error_file = entry.get("error_file", "").strip()
         self._add(RankExit(int(rank.group(1)) if rank else None, exitcode, pid, signal_name(exitcode),
-                           self._section == "root", self._entry_line, detail))
+                           self._section == "root", self._entry_line, detail, host=entry.get("host") or None,
+                           error_file=error_file if error_file and error_file != "<N/A>" else None))
 
     def _add(self, exit_: RankExit) -> None:
+        for i, e in enumerate(self._exits):
+            if (e.root and e.rank is None and exit_.rank is not None and e.exitcode == exit_.exitcode
+                    and e.launcher == exit_.launcher):
+                self._exits[i] = replace(exit_, root=True)   # a title restating the exit, then the launcher's line
+                return
         if not any((e.rank, e.exitcode, e.pid) == (exit_.rank, exit_.exitcode, exit_.pid) and e.root == exit_.root
                    for e in self._exits):
             self._exits.append(exit_)
@@ -189,13 +203,15 @@ class Collector:
             code, rank = int(m.group(1)), _DS_RANK.search(text)
             first = not any(e.root for e in self._exits)
             self._add(RankExit(int(rank.group(1)) if rank else None, code, None, signal_name(code), first, line.no,
-                               m.group(0) + (f" ({signal_name(code)})" if signal_name(code) else "")))
+                               m.group(0) + (f" ({signal_name(code)})" if signal_name(code) else ""),
+                               launcher="deepspeed"))
 
     def _mpirun(self, line: Line, text: str) -> None:
         m = _MPI.search(text)
         if m:
             code = -int(m.group(2))
-            self._add(RankExit(int(m.group(1)), code, None, signal_name(code), True, line.no, m.group(0)))
+            self._add(RankExit(int(m.group(1)), code, None, signal_name(code), True, line.no, m.group(0),
+                               launcher="mpirun"))
 
     def _world_size(self, text: str) -> None:
         for patterns, attr in ((_GLOBAL, "_global"), (_PER_NODE, "_per_node")):
@@ -244,6 +260,12 @@ def choose_root(failures: list[Failure], summary: Summary) -> tuple[Failure | No
         if killed:
             return killed[0], rank
     root = min(real, key=lambda f: (_tier(f), f.line_no))
+    if root.noise and first is not None:
+        # only the launcher's words: its own first failure, not the first entry printed, is the root
+        named = [f for f in real if f.kind == "launcher" and f.line_no == first.line_no]
+        if root.kind == "launcher" and named:
+            root = named[0]
+        return root, rank if rank is not None else root.rank
     return root, root.rank if root.rank is not None else rank
 
 
@@ -253,3 +275,31 @@ def first_kind(exit_: RankExit) -> str:
 
 def _on_rank(f: Failure, rank: int) -> Failure:
     return f if f.rank == rank else replace(f, rank=rank)
+
+
+_WRAPPERS = {"ChildFailedError": "torchrun", "CalledProcessError": "subprocess"}
+
+
+def seen(summary: Summary, root: Failure | None, failures: tuple[Failure, ...],
+         packages: tuple[str, ...]) -> LauncherSeen | None:
+    """What the launcher said, and whether that is all the log says (no failing rank's own error)."""
+    wrapper = _WRAPPERS.get((root.exception or "").rsplit(".", 1)[-1]) if root and root.noise else None
+    if not summary.exits and wrapper is None:
+        return None
+    failed = [e for e in summary.exits if e.signal != "SIGTERM" and e.exitcode not in (None, 0)]
+    first = summary.root
+    if first in failed:
+        failed.remove(first)
+        failed.insert(0, first)
+    name = "accelerate" if "accelerate" in packages else (first.launcher if first else wrapper or "torchrun")
+    launcher_only = (root is not None and root.noise is not None and (root.kind == "launcher" or wrapper is not None)
+                     and all(f.noise for f in failures) and (first is None or first.signal is None))
+    return LauncherSeen(
+        launcher=name,
+        ranks=tuple(dict.fromkeys(e.rank for e in failed if e.rank is not None)),
+        hosts=tuple(dict.fromkeys(e.host for e in failed if e.host)),
+        exitcode=first.exitcode if first else None,
+        signal=first.signal if first else None,
+        error_files=tuple(dict.fromkeys(e.error_file for e in failed if e.error_file)),
+        only=launcher_only,
+    )

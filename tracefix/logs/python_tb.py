@@ -19,6 +19,7 @@ MAX_FRAMES = 200
 MAX_KEPT = 2000         # failures kept per log; a log with more repeats itself
 MAX_MESSAGE_LINES, MAX_MESSAGE = 12, 1200
 _MAX_STRAY = 4          # unrecognised lines tolerated inside a traceback before giving up on it
+_TITLE_GAP = 8          # lines allowed between an exception line and the cut traceback printed after it
 
 _FRAME = re.compile(r'File "([^"\n]{1,1024})", line (\d{1,7})(?:,? in ([^\s,]{1,200}))?')
 _IPY_FRAME = re.compile(r"^(\S{1,1024}\.py) in ([\w<>]{1,200})\(")
@@ -117,6 +118,7 @@ class Collector:
         self._open: dict[int | None, _Trace] = {}
         self._chain: dict[int | None, str] = {}
         self._previous: dict[int | None, str] = {}
+        self._last: dict[int | None, int] = {}     # rank -> index in `failures` of its last failure
 
     def feed(self, line: Line) -> None:
         text = line.text
@@ -211,6 +213,8 @@ class Collector:
         trace = self._open.pop(rank, None)
         if trace is None or (trace.exception is None and not trace.frames):
             return
+        if trace.exception is None and self._give_frames_to_title(rank, trace):
+            return
         message = "\n".join(trace.message)[:MAX_MESSAGE]
         noise = "exception ignored (in a destructor or callback)" if trace.ignored else None
         if len(self.failures) >= MAX_KEPT:
@@ -221,3 +225,16 @@ class Collector:
             frames=tuple(trace.frames), rank=rank, line_no=trace.at, first_line=trace.start,
             chain=trace.chain, noise=noise, complete=trace.exception is not None,
         ))
+        self._last[rank] = len(self.failures) - 1
+
+    def _give_frames_to_title(self, rank: int | None, trace: _Trace) -> bool:
+        """A traceback cut before its exception, just after an exception line with no frames (printed
+        first by a logger, or a title above the paste), is that exception's traceback."""
+        i = self._last.get(rank)
+        title = self.failures[i] if i is not None else None
+        if title is None or title.frames or not title.complete or title.kind != "python":
+            return False
+        if not 0 < trace.start - (title.line_no + title.message.count("\n")) <= _TITLE_GAP:
+            return False
+        self.failures[i] = title.with_frames(tuple(trace.frames))
+        return True

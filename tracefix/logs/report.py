@@ -16,7 +16,7 @@ import os
 from collections import deque
 from dataclasses import dataclass, replace
 
-from tracefix.logs.clean import Line, Scanner, chunks, is_progress
+from tracefix.logs.clean import Line, Scanner, chunks, is_caret_line, is_progress
 from tracefix.logs.signature import mask
 
 log = logging.getLogger(__name__)
@@ -70,6 +70,19 @@ def make_failure(*, kind: str, exception: str | None, message: str, frames: tupl
 
 
 @dataclass(frozen=True)
+class LauncherSeen:
+    """What a launcher's summary said about the workers that failed."""
+
+    launcher: str                 # torchrun | accelerate | deepspeed | mpirun | subprocess
+    ranks: tuple[int, ...]        # failing ranks, the launcher's first failure first (SIGTERM victims left out)
+    hosts: tuple[str, ...]        # hosts of those ranks, when the summary names them
+    exitcode: int | None          # of the first failure
+    signal: str | None            # "SIGKILL" for exit code -9...
+    error_files: tuple[str, ...]  # torchrun error files the workers wrote (`@record`)
+    only: bool                    # the log holds the launcher's summary but no failing rank's own error
+
+
+@dataclass(frozen=True)
 class LogReport:
     """Everything the matcher needs from a log."""
 
@@ -85,6 +98,7 @@ class LogReport:
     lines: int                      # lines read
     terminated_ranks: tuple[int, ...] = ()   # ranks the launcher stopped with SIGTERM (noise)
     mentions_bf16: bool = False     # a flag, config or message in the log says bf16 / bfloat16
+    launcher: LauncherSeen | None = None     # the launcher's summary of the failure, if the log has one
 
 
 # NOTE: imported after the dataclasses above, which these modules use.
@@ -188,6 +202,8 @@ def _read(stream) -> LogReport:
                 for c in (*collectors, finder):
                     c.gap()
             last = line.no
+            if "^" in line.text and is_caret_line(line.text):
+                continue    # Python 3.11+ position marks under a frame's code
             for c in collectors:
                 c.feed(line)
             finder.feed(line.text)
@@ -202,13 +218,15 @@ def _read(stream) -> LogReport:
     root, root_rank = launcher.choose_root(found, summary)
     ordered = tuple(([root] if root else []) + [f for f in found if f is not root])
     env = finder.result()
+    packages = _packages(ordered)
     return LogReport(
         root=root, failures=ordered, root_rank=root_rank,
         world_size=summary.world_size or (max(scanner.ranks) + 1 if len(scanner.ranks) > 1 else None),
-        excerpt=excerpt.text(ordered), packages=_packages(ordered),
+        excerpt=excerpt.text(ordered), packages=packages,
         freeze_text=env.freeze, smi_text=env.smi, collect_env_text=env.collect_env, lines=scanner.lines_read,
         mentions_bf16=bf16,
         terminated_ranks=tuple(sorted({e.rank for e in summary.exits if e.signal == "SIGTERM" and e.rank is not None})),
+        launcher=launcher.seen(summary, root, ordered, packages),
     )
 
 

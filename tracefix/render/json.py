@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from tracefix.logs.advice import launcher_advice
 from tracefix.match.result import Match, MatchResult
 
 
 def render(result: MatchResult) -> dict:
-    return {"query": _query(result), "environment": _environment(result), "matches": [_match(m) for m in result.matches]}
+    return {"query": _query(result), "environment": _environment(result), "matches": [_match(m) for m in result.matches],
+            # What to do when the log shows only a launcher's summary (empty otherwise).
+            "advice": list(launcher_advice(result.report))}
 
 
 def _query(result: MatchResult) -> dict:
@@ -22,7 +25,16 @@ def _query(result: MatchResult) -> dict:
         "kind": root.kind if root else None,
         "frames": [asdict(f) for f in root.frames] if root else [],
         "world_size": report.world_size,
+        "launcher": _launcher(report.launcher),
     }
+
+
+def _launcher(seen) -> dict | None:
+    """What the launcher's summary said: failing ranks (first failure first), hosts, exit code..."""
+    if seen is None:
+        return None
+    return {"name": seen.launcher, "ranks": list(seen.ranks), "hosts": list(seen.hosts), "exitcode": seen.exitcode,
+            "signal": seen.signal, "error_files": list(seen.error_files), "only_summary": seen.only}
 
 
 def _environment(result: MatchResult) -> dict:

@@ -6,6 +6,7 @@ Markdown already and is kept as written.
 
 from __future__ import annotations
 
+from tracefix.logs.advice import launcher_advice
 from tracefix.match.result import Match, MatchResult
 
 MAX_FAILURE_CHARS = 1500
@@ -13,6 +14,8 @@ MAX_FAILURE_CHARS = 1500
 
 def render(result: MatchResult) -> str:
     parts = [_headline(result), _query(result), *_warnings(result)]
+    if not result.confident:
+        parts += [_advice(result)]
     parts += [_match(rank, m) for rank, m in enumerate(result.matches, start=1)]
     if not result.matches:
         parts.append("No known issue in the knowledge base matches this log.")
@@ -52,6 +55,11 @@ def _query(result: MatchResult) -> str:
         failure = failure[: MAX_FAILURE_CHARS - 1] + "…"
     rank = f" (rank {result.report.root_rank})" if result.report.root_rank is not None else ""
     return f"Root failure{rank}:\n\n" + fence(failure)
+
+
+def _advice(result: MatchResult) -> str:
+    """Where the real error is, for a log holding only a launcher's summary ("" otherwise)."""
+    return "\n".join(f"- {a}" for a in launcher_advice(result.report))
 
 
 def _warnings(result: MatchResult) -> list[str]:

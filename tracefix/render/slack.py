@@ -7,6 +7,7 @@ NOTE: limits from https://api.slack.com/reference/block-kit/blocks: at most 50 b
 
 from __future__ import annotations
 
+from tracefix.logs.advice import launcher_advice
 from tracefix.match.result import Match, MatchResult
 
 MAX_BLOCKS = 50
@@ -27,6 +28,9 @@ def clip(text: str, limit: int) -> str:
 def render(result: MatchResult, response_type: str = "in_channel") -> dict:
     """The slash-command reply: `{"response_type", "text", "blocks"}`."""
     blocks = [_header(result), *_query(result), *_warnings(result)]
+    advice = launcher_advice(result.report) if not result.confident else ()
+    if advice:
+        blocks.append(_section("\n".join(f"• {escape(a)}" for a in advice)))
     for rank, match in enumerate(result.matches, start=1):
         blocks += [{"type": "divider"}, *_match(rank, match)]
     if not result.matches:

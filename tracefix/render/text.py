@@ -8,6 +8,7 @@ import re
 import sys
 from typing import TextIO
 
+from tracefix.logs.advice import launcher_advice
 from tracefix.match.result import Match, MatchResult
 
 _RESULT_STYLE = {"holds": "green", "fails": "red", "unknown": "yellow"}
@@ -24,6 +25,7 @@ def render(result: MatchResult) -> str:
     confident = [m for m in result.matches if m.confident]
     if not confident:
         lines.append("\n[bold]No confident match.[/] None of the known issues fits this log well enough.")
+        lines += [f"  {_esc(a)}" for a in launcher_advice(result.report)]
         if result.matches:
             lines.append("Nearest records, for a look only:")
             lines += [f"  {m.id}  {_esc(m.title)}  (score {m.score:.2f})" for m in result.matches]
