@@ -18,7 +18,8 @@ pytestmark = pytest.mark.slow
 @pytest.fixture(scope="module")
 def live(kb_template, tmp_path_factory):
     folder = tmp_path_factory.mktemp("schemathesis")
-    server = start_server(copy_db(kb_template, folder), folder / "server.log")
+    # One worker: /metrics counts per process, and the request count below reads it.
+    server = start_server(copy_db(kb_template, folder), folder / "server.log", "--workers", "1")
     yield server
     server.stop()
 

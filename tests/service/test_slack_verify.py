@@ -69,3 +69,14 @@ def test_memory_is_bounded_and_forgets_what_left_the_window():
     body = b"text=late"
     verifier.verify(str(int(clock.now)), sign("s", str(int(clock.now)), body), body)
     assert len(verifier._seen) == 1
+
+
+def test_a_replay_is_refused_by_another_worker_sharing_the_seen_file(tmp_path):
+    """Two workers (two verifiers over one file): what one accepted, the other refuses."""
+    now = 1_700_000_000
+    first = SlackVerifier("secret", clock=lambda: now, seen_path=tmp_path / "seen")
+    second = SlackVerifier("secret", clock=lambda: now, seen_path=tmp_path / "seen")
+    body, ts = b"text=boom", str(now)
+    first.verify(ts, sign("secret", ts, body), body)
+    with pytest.raises(SignatureError, match="replayed"):
+        second.verify(ts, sign("secret", ts, body), body)

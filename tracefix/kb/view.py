@@ -42,6 +42,11 @@ class RecordView:
     def all_packages(self) -> tuple[str, ...]:
         return all_packages(self)
 
+    def to_dict(self) -> dict:
+        """The stored JSON shape (`Record.model_dump(mode="json")`): the API returns it as is."""
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name in FIELD_NAMES for value in [getattr(self, name)]}
+
 
 FIELD_NAMES = tuple(f.name for f in fields(RecordView))
 

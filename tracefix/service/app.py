@@ -44,7 +44,8 @@ def create_app(matcher_or_loader: Matcher | Callable[[], Matcher], settings: Set
     app.state.config, app.state.metrics = config, Metrics()
     app.state.kb = KnowledgeBase(settings, matcher_or_loader)
     app.state.cpu = CpuPool(config.cpu_threads)
-    app.state.slack_verifier = SlackVerifier(config.slack_signing_secret) if config.slack_signing_secret else None
+    seen = settings.db_path.with_name(settings.db_path.name + ".slack-seen")  # shared by the workers
+    app.state.slack_verifier = SlackVerifier(config.slack_signing_secret, seen_path=seen) if config.slack_signing_secret else None
     for module in (routes_match, routes_chatops, routes_records, health):
         app.include_router(module.router)
     _add_error_handlers(app)

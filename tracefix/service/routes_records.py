@@ -39,7 +39,7 @@ def get_record(kb: KbDep, record_id: str = _ID) -> dict:
     record = kb.get(record_id)
     if record is None:
         raise ApiError(404, "not_found", f"no record with id {record_id!r}")
-    return record.model_dump(mode="json")
+    return record.to_dict()
 
 
 @router.post("", status_code=201, response_model=RecordWritten, openapi_extra=_BODY,

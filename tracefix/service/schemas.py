@@ -41,6 +41,7 @@ class Query(BaseModel):
     kind: str | None
     frames: list[Frame]
     world_size: int | None
+    launcher: dict | None = None   # what a launcher's summary said (see the README's JSON section)
 
 
 class Gpu(BaseModel):
@@ -65,6 +66,12 @@ class Check(BaseModel):
     result: str
 
 
+class Specific(BaseModel):
+    id: str
+    title: str
+    look_for: list[str]
+
+
 class MatchOut(BaseModel):
     id: str
     title: str
@@ -78,6 +85,7 @@ class MatchOut(BaseModel):
     source: str
     commands: list[str]
     references: list[str]
+    specific: list[Specific] = []   # for a generic record: its specific records and what points to each
 
 
 class MatchResponse(BaseModel):
@@ -86,6 +94,7 @@ class MatchResponse(BaseModel):
     query: Query
     environment: EnvironmentOut
     matches: list[MatchOut]
+    advice: list[str] = []   # where the real error is when the log shows only a launcher's summary
 
 
 class WebhookRequest(_Wire):

@@ -24,6 +24,7 @@ from tracefix.errors import TracefixError
 from tracefix.indexer import faiss_store
 from tracefix.indexer.cache import CachedEmbedder
 from tracefix.kb.record import Record
+from tracefix.kb.view import RecordView
 from tracefix.kb.store import IngestResult, Store
 from tracefix.logs.report import read_log
 from tracefix.match.matcher import Matcher
@@ -140,10 +141,10 @@ class KnowledgeBase:
         env = build_environment(freeze=freeze, smi=smi, report=report)
         return self.matcher().match(report, env, top=top)
 
-    def records(self) -> list[Record]:
+    def records(self) -> list[RecordView]:
         return list(self.matcher().records.values())
 
-    def get(self, record_id: str) -> Record | None:
+    def get(self, record_id: str) -> RecordView | None:
         return self.matcher().records.get(record_id)
 
     def origins(self) -> dict[str, str]:
