@@ -21,7 +21,6 @@ from tracefix.env import log_versions as log_versions_parser
 from tracefix.env import smi as smi_parser
 from tracefix.env.freeze import SkippedLine
 
-FULL_SCAN_CHARS = 2 * 2**20   # reports up to this size are scanned line by line for pasted blocks
 _LOCAL_CUDA = re.compile(r"^cu(\d{2,3})$")
 _CONDA_CUDA = re.compile(r"cuda(\d{1,2})\.?(\d)")
 
@@ -180,18 +179,7 @@ def environment_dict(env: Environment) -> dict:
 
 def from_text(text: str | bytes | None, freeze: str | None = None, smi: str | None = None,
               gpu_count: int | None = None) -> Environment:
-    """The environment in a pasted log or report, as `tracefix env` reads it."""
-    from dataclasses import replace
-
-    from tracefix.env import blocks
+    """The environment in a pasted log or report, as `tracefix env` reads it: the same path as a match."""
     from tracefix.logs.report import read_log   # the log reader imports this package's block finder
 
-    report = read_log(text or "")
-    if isinstance(text, bytes):
-        text = text.decode("utf-8", "replace")
-    if text and len(text) <= FULL_SCAN_CHARS:
-        # The log reader looks for blocks only near failure words; a report given on its own is read whole.
-        found = blocks.find(text.splitlines())
-        report = replace(report, freeze_text=found.freeze or report.freeze_text, smi_text=found.smi or report.smi_text,
-                         collect_env_text=found.collect_env or report.collect_env_text)
-    return build_environment(freeze=freeze, smi=smi, report=report, gpu_count=gpu_count)
+    return build_environment(freeze=freeze, smi=smi, report=read_log(text or ""), gpu_count=gpu_count)

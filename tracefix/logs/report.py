@@ -196,17 +196,25 @@ def _read(stream) -> LogReport:
     try:
         for line in scanner.lines(chunks(stream)):
             excerpt.feed(line)
+            # A small paste is searched whole for environment blocks (a pip list with no header has no
+            # keyword to focus on), as `tracefix env` reads it; a big log only near its keywords.
+            whole = not scanner.focused
+            if whole:
+                finder.feed(line.text)
             if not line.focus:
                 continue
             if line.no != last + 1:
-                for c in (*collectors, finder):
+                for c in collectors:
                     c.gap()
+                if not whole:
+                    finder.gap()
             last = line.no
             if "^" in line.text and is_caret_line(line.text):
                 continue    # Python 3.11+ position marks under a frame's code
             for c in collectors:
                 c.feed(line)
-            finder.feed(line.text)
+            if not whole:
+                finder.feed(line.text)
             bf16 = bf16 or any(w in line.text for w in _BF16)
             _capture_new(excerpt, tb.failures, nat.failures, seen)
     except (OSError, ValueError) as e:   # a stream that fails half-way: report what was read
