@@ -57,6 +57,13 @@ def build_db(folder: Path) -> Path:
     return db
 
 
+def query_texts(logs: list[str]) -> list[str]:
+    from tracefix.logs.report import read_log
+    from tracefix.match.matcher import build_query
+
+    return [build_query(read_log(log)).text for log in logs]
+
+
 def model_ceiling(logs: list[str]) -> tuple[float, float]:
     """(requests/s the cores can embed, median ms of one query's model run), one ONNX thread each."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -67,7 +74,7 @@ def model_ceiling(logs: list[str]) -> tuple[float, float]:
     from tracefix.match.matcher import build_query
 
     embedder = make_embedder(resolve_model(None), "onnx")
-    texts = [build_query(read_log(log)).text for log in logs]
+    texts = query_texts(logs)
     times = []
     for text in texts * 3:
         start = time.perf_counter()
@@ -75,6 +82,33 @@ def model_ceiling(logs: list[str]) -> tuple[float, float]:
         times.append(time.perf_counter() - start)
     median = statistics.median(times[len(texts):])
     return (os.cpu_count() or 1) / median, median * 1000
+
+
+MODEL_ONLY = """
+import os, sys, time
+os.environ["TRACEFIX_ONNX_THREADS"] = "1"
+from tracefix.indexer.embed import make_embedder
+from tracefix.indexer.model import resolve_model
+embedder = make_embedder(resolve_model(None), "onnx")
+texts = sys.stdin.read().split("\\x00")
+for text in texts[:5]:
+    embedder.embed([text])
+done, start = 0, time.perf_counter()
+while time.perf_counter() - start < float(sys.argv[1]):
+    embedder.embed([texts[done % len(texts)] + str(done)])
+    done += 1
+print(done / (time.perf_counter() - start))
+"""
+
+
+def model_only_rate(texts: list[str], seconds: float = 8.0) -> float:
+    """Queries/s of the model alone, one process per core running at once: what the machine can
+    really embed in parallel (cores share caches and memory bandwidth), with no HTTP and no matching."""
+    procs = [subprocess.Popen([sys.executable, "-c", MODEL_ONLY, str(seconds)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True, env={**os.environ, "HF_HUB_OFFLINE": "1"})
+             for _ in range(os.cpu_count() or 1)]
+    payload = "\x00".join(texts)
+    return sum(float(p.communicate(payload)[0]) for p in procs)
 
 
 def root_head(log: str) -> str:
@@ -279,6 +313,9 @@ def main() -> None:
             ceiling, model_ms = model_ceiling(logs)  # measured while the idle server waits: same machine, same run
             print(f"server: default flags; {args.clients} clients x {args.seconds:.0f} s per phase; {len(logs)} real logs; "
                   f"{os.cpu_count()} CPUs; model {model_ms:.1f} ms per query -> ceiling {ceiling:.1f} requests/s")
+            parallel = model_only_rate(query_texts(logs))
+            print(f"model alone, one process per core at once: {parallel:.1f} queries/s = {parallel / ceiling:.2f} x the ceiling "
+                  "(what the cores deliver in parallel)")
             fresh = asyncio.run(phase(url, Requests(logs, 0.0), args.seconds, args.clients, args.records))
             repeated = asyncio.run(phase(url, Requests(logs, 0.5), args.seconds, args.clients, 0))
         finally:
