@@ -77,7 +77,7 @@ def first_answer(candidates, fitted: dict, threshold: float) -> tuple[str | None
         heads = {c[0] for c in confident if c[1].family_head}
         if any(c[1].family_member for c in confident) and heads:
             confident = [c for c in confident if not c[1].family_head] or confident
-        return max(confident, key=lambda c: (c[2], c[3]))[0], True
+        return max(confident, key=lambda c: (not c[1].family_head, c[2], c[3]))[0], True  # as matcher._families
     return (max(scored, key=lambda c: (c[2], c[3]))[0] if scored else None), False
 
 

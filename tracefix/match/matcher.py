@@ -188,11 +188,14 @@ def _judge(record: RecordView, e: Evidence) -> Judged:
 
 
 def _families(judged: list[Judged]) -> list[Judged]:
-    """Confident answers first. A confident specific record outranks its generic family record,
-    which then is not called confident."""
+    """Confident answers first, specific before generic. A confident specific record of a family
+    outranks its generic record, which then is not called confident."""
     heads = {j.record.family for j in judged if j.confident and j.record.family}
     out = [replace(j, confident=False, outranked=True) if j.confident and j.record.id in heads else j for j in judged]
-    return sorted(out, key=lambda j: (not j.confident, -j.score, -j.strength, j.record.id))
+    # Among confident answers a generic record comes after any more specific one (it is the answer
+    # when nothing specific fits).
+    return sorted(out, key=lambda j: (not j.confident, j.confident and j.evidence.family_head, -j.score, -j.strength,
+                                      j.record.id))
 
 
 def _specifics(records) -> dict[str, tuple[Specific, ...]]:
