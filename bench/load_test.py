@@ -70,8 +70,6 @@ def model_ceiling(logs: list[str]) -> tuple[float, float]:
     os.environ["TRACEFIX_ONNX_THREADS"] = "1"
     from tracefix.indexer.embed import make_embedder
     from tracefix.indexer.model import resolve_model
-    from tracefix.logs.report import read_log
-    from tracefix.match.matcher import build_query
 
     embedder = make_embedder(resolve_model(None), "onnx")
     texts = query_texts(logs)

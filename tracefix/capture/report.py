@@ -7,7 +7,6 @@ killed it (`... exited on signal 9 (SIGKILL)`: what the log reader knows as a ki
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import sys
