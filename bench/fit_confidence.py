@@ -8,8 +8,8 @@ Every candidate record the matcher considers for a case is one row: its evidence
 the weights. The confidence threshold is then chosen for precision: on out-of-fold probabilities
 (folds grouped by thread, so no thread informs its own prediction), the lowest threshold whose
 confident first answers reach `--precision` on the cases. Only pass tuning folders here: the
-held-out set is never fitted on. `--kb-logs` adds each record's own example logs (`<id>.log`) as
-cases whose answer is that record. `--write` stores the result; without it, figures only.
+held-out set is never fitted on. `--kb-logs` adds each record's own example logs (`<id>.log`, `<id>@<case>.log`)
+as cases whose answer is that record. `--write` stores the result; without it, figures only.
 """
 
 from __future__ import annotations
@@ -119,6 +119,21 @@ def out_of_fold(cases, observed, folds: int = 5) -> list[dict]:
     return per_case  # type: ignore[return-value]
 
 
+def kb_log_cases(folder: Path, seen_urls: set[str]) -> list[Case]:
+    """Each record's example logs (`<id>.log`, `<id>@<case>.log`) as cases whose answer is that record;
+    a log whose thread is already a case is left out (the same thread must not sit in two folds)."""
+    cases = []
+    for path in sorted(folder.glob("*.log")):
+        sidecar = path.with_suffix(".json")
+        url = json.loads(sidecar.read_text()).get("url") if sidecar.exists() else None
+        if url in seen_urls:
+            continue
+        record_id = path.stem.split("@")[0]
+        cases.append(Case(case=path.stem, expected=(record_id,), log=path.read_text(errors="replace"),
+                          url=url or f"kb-log:{path.stem}"))
+    return cases
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("folders", nargs="+")
@@ -128,8 +143,7 @@ def main() -> None:
     args = parser.parse_args()
     cases = load_cases(*args.folders)
     if args.kb_logs:
-        cases += [Case(case=p.stem, expected=(p.stem,), log=p.read_text(errors="replace"), url=f"kb-log:{p.stem}")
-                  for p in sorted(Path(args.kb_logs).glob("*.log"))]
+        cases += kb_log_cases(Path(args.kb_logs), {c.url for c in cases})
     observed = observe(cases)
     x, y, _ = rows(cases, observed)
     oof = out_of_fold(cases, observed)

@@ -11,6 +11,8 @@ from tracefix.env.environment import build_environment
 from tracefix.logs.report import read_log
 
 KB_IDS = sorted(p.stem for p in (ROOT / "data" / "kb").glob("*.md") if not p.name.startswith("_"))
+# `<id>.log` and `<id>@<case>.log`: every example log of a record, each a real paste.
+KB_LOGS = sorted((ASSETS / "kb-logs").glob("*.log"))
 
 
 def match(matcher, log: str, **env):
@@ -18,11 +20,23 @@ def match(matcher, log: str, **env):
     return matcher.match(report, build_environment(report=report, **env), top=3)
 
 
+def record_of(log_path) -> str:
+    return log_path.stem.split("@")[0]
+
+
 @pytest.mark.parametrize("record_id", KB_IDS)
-def test_every_record_matches_its_example_log_first(matcher, record_id):
-    log = ASSETS / "kb-logs" / f"{record_id}.log"
-    assert log.exists(), f"record {record_id} has no example log in tests/assets/kb-logs"
-    result = match(matcher, log.read_text())
+def test_every_record_has_a_real_example_log_with_its_thread(record_id):
+    sources = [json.loads(p.with_suffix(".json").read_text()) for p in KB_LOGS
+               if record_of(p) == record_id and p.with_suffix(".json").exists()]
+    assert any(s.get("url", "").startswith("https://") for s in sources), \
+        f"record {record_id} has no example log with its thread's URL in tests/assets/kb-logs"
+
+
+@pytest.mark.parametrize("log_path", KB_LOGS, ids=lambda p: p.stem)
+def test_every_record_matches_its_example_logs_first(matcher, log_path):
+    record_id = record_of(log_path)
+    assert record_id in KB_IDS, f"{log_path.name} names no shipped record"
+    result = match(matcher, log_path.read_text())
     assert result.matches and result.matches[0].id == record_id, [(m.id, m.score) for m in result.matches]
     assert result.matches[0].confident
 
