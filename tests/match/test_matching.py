@@ -24,12 +24,26 @@ def record_of(log_path) -> str:
     return log_path.stem.split("@")[0]
 
 
-@pytest.mark.parametrize("record_id", KB_IDS)
-def test_every_record_has_a_real_example_log_with_its_thread(record_id):
+WITHOUT_THREAD = {line.strip() for line in (ASSETS / "kb-logs" / "_without-thread.txt").read_text().splitlines()
+                  if line.strip() and not line.startswith("#")}
+
+
+def has_thread_log(record_id: str) -> bool:
     sources = [json.loads(p.with_suffix(".json").read_text()) for p in KB_LOGS
                if record_of(p) == record_id and p.with_suffix(".json").exists()]
-    assert any(s.get("url", "").startswith("https://") for s in sources), \
-        f"record {record_id} has no example log with its thread's URL in tests/assets/kb-logs"
+    return any(s.get("url", "").startswith("https://") for s in sources)
+
+
+@pytest.mark.parametrize("record_id", KB_IDS)
+def test_every_record_has_a_real_example_log_with_its_thread(record_id):
+    if record_id in WITHOUT_THREAD:
+        assert not has_thread_log(record_id), f"{record_id} now has a thread's log: remove it from _without-thread.txt"
+    else:
+        assert has_thread_log(record_id), f"record {record_id} has no example log with its thread's URL in tests/assets/kb-logs"
+
+
+def test_the_list_of_records_without_a_thread_names_only_shipped_records():
+    assert WITHOUT_THREAD <= set(KB_IDS), WITHOUT_THREAD - set(KB_IDS)
 
 
 @pytest.mark.parametrize("log_path", KB_LOGS, ids=lambda p: p.stem)
