@@ -1,14 +1,16 @@
 """The seed situations through the real matcher: the verdict and the command a user gets.
 
 Lightning `lr_find` under DDP (fixed in 2.4.0, either distribution name) and DeepSpeed ZeRO-3 with
-CPU offload (releases 0.14.1-0.14.4 affected, 0.14.0 works, 0.14.5 carries the fix).
+CPU offload (releases 0.14.1-0.14.2 affected, 0.14.0 works, 0.14.3 reverts the change).
 """
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from tests.conftest import ASSETS
+from tests.conftest import ASSETS, SEEDS
 from tracefix.env.environment import build_environment
 from tracefix.logs.report import read_log
 
@@ -49,12 +51,27 @@ def test_lightning_on_one_gpu_is_not_affected(matcher):
 def test_deepspeed_inside_the_affected_releases_is_affected_with_an_upgrade(matcher):
     m = record_match(matcher, DEEPSPEED, "deepspeed==0.14.2\ntorch==2.3.1\n")
     assert m.verdict == "affected" and m.confident
-    assert m.commands == ("pip install -U 'deepspeed>=0.14.5'",)
+    assert m.commands == ("pip install -U 'deepspeed>=0.14.3'",)
 
 
-@pytest.mark.parametrize("version", ["0.14.0", "0.14.5", "0.15.1"])
+@pytest.mark.parametrize("version", ["0.14.0", "0.14.3", "0.15.1"])
 def test_deepspeed_working_or_fixed_release_is_not_affected(matcher, version):
     m = record_match(matcher, DEEPSPEED, f"deepspeed=={version}\n")
     assert m.verdict == "not-affected" and not m.confident
     assert m.commands == ()
     assert any(c.result == "fails" and c.found == version for c in m.checks)
+
+
+@pytest.mark.parametrize("version, verdict, commands", [
+    ("0.15.1", "affected", ["pip install 'deepspeed==0.14.0'"]),   # the article: newer than 0.14.0 fails
+    ("0.14.0", "not-affected", []),                                # the release the article pins
+])
+def test_the_ingested_deepspeed_seed_judges_by_its_own_article(cli, tmp_path, version, verdict, commands):
+    db = tmp_path / "seeds.db"
+    assert cli("kb", "ingest", "--db", str(db), str(SEEDS)).returncode == 0
+    log, freeze = tmp_path / "case.log", tmp_path / "freeze.txt"
+    log.write_text((ASSETS / "kb-logs" / f"{DEEPSPEED}.log").read_text())
+    freeze.write_text(f"deepspeed=={version}\n")
+    first = json.loads(cli("--db", str(db), "--freeze", str(freeze), "--json", str(log)).stdout)["matches"][0]
+    assert first["source"].rsplit("/", 1)[-1].startswith("003")
+    assert (first["verdict"], first["commands"]) == (verdict, commands)
