@@ -84,3 +84,10 @@ def test_the_one_off_model_export_shows_only_tracefixs_own_progress(cli, small_d
     assert "Preparing the embedding model for ONNX Runtime (once): 3/3 done" in err
     assert "Warning" not in err and "warn(" not in err, err
     assert (tmp_path / "cache" / "tracefix" / "onnx").is_dir()
+
+
+def test_a_missing_index_is_named_once_with_its_command(small_db):
+    settings = Settings.resolve(small_db)
+    with pytest.raises(IndexError_) as caught:
+        load_matcher(settings, rebuild=False)
+    assert str(caught.value).count("tracefix index build") == 1 and str(settings.index_path) in str(caught.value)

@@ -47,7 +47,7 @@ def load(db_path: Path, fingerprint: str) -> Snapshot | None:
             tag, rows, owners, anchors = pickle.load(f)
         if tag != _tag(fingerprint):
             return None
-        return Snapshot(tuple(RecordView(*row) for row in rows), owners, anchors)
+        return Snapshot(tuple(map(RecordView._make, rows)), owners, anchors)
     except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, ImportError):
         return None
 
@@ -58,17 +58,13 @@ def save(db_path: Path, fingerprint: str, snapshot: Snapshot) -> None:
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         with tmp.open("wb") as f:
-            # Plain tuples, not the dataclasses: unpickling 100,000 dataclass states costs seconds.
-            rows = [astuple_shallow(r) for r in snapshot.records]
+            # Plain tuples, not the named tuples: unpickling would call the class once per record.
+            rows = [tuple(r) for r in snapshot.records]
             pickle.dump((_tag(fingerprint), rows, snapshot.symptom_owners, snapshot.anchors), f,
                         protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, target)
     except OSError:
         tmp.unlink(missing_ok=True)
-
-
-def astuple_shallow(record: RecordView) -> tuple:
-    return tuple(getattr(record, name) for name in FIELD_NAMES)
 
 
 def _tag(fingerprint: str) -> tuple:

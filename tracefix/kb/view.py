@@ -2,17 +2,21 @@
 
 Records are validated once, at ingest (`kb.record.Record`, pydantic). Reading them back for every
 query through the validator again cost more than the model itself at start-up, so the matcher and
-the renderers read this plain frozen dataclass, built straight from the stored JSON. It has the
-same fields as `Record` (a test keeps the two in step).
+the renderers read this plain named tuple, built straight from the stored JSON. It has the
+same fields as `Record` (a test keeps the two in step). A named tuple, not a frozen dataclass:
+building 100,000 of them at start-up costs a fifth of the time.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import NamedTuple
+
+_NO_RANGES: Mapping[str, str] = MappingProxyType({})   # shared default: read-only, so never mutated
 
 
-@dataclass(frozen=True, slots=True)
-class RecordView:
+class RecordView(NamedTuple):
     id: str
     title: str
     symptoms: tuple[str, ...]
@@ -21,9 +25,9 @@ class RecordView:
     area: str = "general"
     cause: str = ""
     fix: str = ""
-    affected: dict[str, str] = field(default_factory=dict)
-    fixed: dict[str, str] = field(default_factory=dict)
-    works: dict[str, str] = field(default_factory=dict)
+    affected: Mapping[str, str] = _NO_RANGES
+    fixed: Mapping[str, str] = _NO_RANGES
+    works: Mapping[str, str] = _NO_RANGES
     environment: tuple[str, ...] = ()
     situation: tuple[str, ...] = ()
     family: str | None = None
@@ -31,7 +35,7 @@ class RecordView:
     language: str = "en"
     translated_from: str | None = None
     source: str = ""
-    provenance: dict[str, str] = field(default_factory=dict)
+    provenance: Mapping[str, str] = _NO_RANGES
 
     @classmethod
     def from_json(cls, data: dict) -> RecordView:
@@ -44,11 +48,11 @@ class RecordView:
 
     def to_dict(self) -> dict:
         """The stored JSON shape (`Record.model_dump(mode="json")`): the API returns it as is."""
-        return {name: list(value) if isinstance(value, tuple) else value
+        return {name: list(value) if isinstance(value, tuple) else dict(value) if isinstance(value, Mapping) else value
                 for name in FIELD_NAMES for value in [getattr(self, name)]}
 
 
-FIELD_NAMES = tuple(f.name for f in fields(RecordView))
+FIELD_NAMES = RecordView._fields
 
 
 def all_packages(record) -> tuple[str, ...]:

@@ -34,6 +34,8 @@ def load_matcher(settings: Settings, rebuild: bool = True, progress: Callable[[i
         index, manifest = faiss_store.load(settings.index_path)
         problem = manifest.problem_with(embedder.info.fingerprint, faiss_store.records_hash(store, fingerprint))
     except IndexError_ as e:
+        if not rebuild:
+            raise  # its message already names the index and the command that rebuilds it
         problem = str(e)
     if problem and not rebuild:
         raise IndexError_(f"the index at {settings.index_path} cannot be used: {problem} (run 'tracefix index build')")
