@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
-_NO_RANGES: Mapping[str, str] = MappingProxyType({})   # shared default: read-only, so never mutated
+_EMPTY: Mapping[str, str] = MappingProxyType({})   # the shared default: read-only, so no record can change it for the others
 
 
 class RecordView(NamedTuple):
@@ -25,9 +25,9 @@ class RecordView(NamedTuple):
     area: str = "general"
     cause: str = ""
     fix: str = ""
-    affected: Mapping[str, str] = _NO_RANGES
-    fixed: Mapping[str, str] = _NO_RANGES
-    works: Mapping[str, str] = _NO_RANGES
+    affected: Mapping[str, str] = _EMPTY
+    fixed: Mapping[str, str] = _EMPTY
+    works: Mapping[str, str] = _EMPTY
     environment: tuple[str, ...] = ()
     situation: tuple[str, ...] = ()
     family: str | None = None
@@ -35,7 +35,7 @@ class RecordView(NamedTuple):
     language: str = "en"
     translated_from: str | None = None
     source: str = ""
-    provenance: Mapping[str, str] = _NO_RANGES
+    provenance: Mapping[str, str] = _EMPTY
 
     @classmethod
     def from_json(cls, data: dict) -> RecordView:
