@@ -145,8 +145,10 @@ def test_openapi_and_metrics(server):
     paths = httpx.get(server.url + "/openapi.json").json()["paths"]
     assert {"/v1/match", "/v1/chatops/slack", "/v1/chatops/webhook", "/v1/records", "/v1/records/{record_id}",
             "/healthz", "/metrics"} <= set(paths)
-    httpx.post(server.url + "/v1/match", json={"log": "ValueError: x"})
-    text = httpx.get(server.url + "/metrics").text
+    # Metrics are per worker process: one keep-alive connection keeps both requests on the same worker.
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        assert client.post("/v1/match", json={"log": "ValueError: x"}).status_code == 200
+        text = client.get("/metrics").text
     assert 'tracefix_http_requests_total{endpoint="/v1/match",method="POST",status="200"}' in text
     assert 'tracefix_http_request_duration_seconds_bucket{endpoint="/v1/match"' in text
 
