@@ -41,7 +41,9 @@ def test_absent_package_is_unknown_not_a_failure():
 def test_local_versions_and_prereleases_are_compared_with_packaging():
     rec = record(affected={"torch": ">=2.6"}, works={"torch": "<2.6"})
     assert check(rec, env({"torch": "2.6.0+cu124"})).verdict == "affected"
-    assert check(rec, env({"torch": "2.6.0rc1"})).verdict == "not-affected"   # 2.6.0rc1 < 2.6 -> works range
+    assert check(rec, env({"torch": "2.6.0rc1"})).verdict == "unknown"   # 2.6.0rc1 < 2.6, but it may carry the change
+    assert check(rec, env({"torch": "2.7.0.dev20250101"})).verdict == "affected"   # past the bound either way
+    assert check(rec, env({"torch": "2.5.0rc2"})).verdict == "not-affected"
     assert check(rec, env({"torch": "2.5.1+cu121"})).verdict == "not-affected"
     assert check(record(affected={"torch": "==2.1.0"}), env({"torch": "2.1.0+cu118"})).verdict == "affected"
 

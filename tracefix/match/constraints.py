@@ -22,6 +22,8 @@ How each range reads:
   is. When several are installed, the check holds if it holds for any of them (the log may come
   from either).
 - `affected`: holds when the installed version is in the range.
+- A dev or pre-release build whose final release falls on the other side of a range's bound
+  (0.13.0.dev0 against `>=0.13.0`) is unknown for that range: it may or may not carry the change.
 - `fixed`: the versions carrying the fix, so an installed version in the range fails the check.
 - `works`: versions known to work, read like `fixed`: inside the range, the issue does not occur.
 - `environment`: `gpus` compares the GPU count; `compute_capability` holds when ANY GPU satisfies the
@@ -86,9 +88,15 @@ def _none_installed(names: tuple[str, ...]) -> str:
 
 def _inside(raw: str, spec: str, inside_holds: bool) -> str:
     try:
-        inside = SpecifierSet(spec).contains(Version(raw), prereleases=True)
+        specifier, version = SpecifierSet(spec), Version(raw)
     except (InvalidVersion, InvalidSpecifier):
         return UNKNOWN
+    inside = specifier.contains(version, prereleases=True)
+    # A dev or pre-release build (trl 0.13.0.dev0, a torch nightly) of a boundary release may or may
+    # not carry the change yet: when it and its final release fall on different sides, nobody knows.
+    if version.pre is not None or version.dev is not None:
+        if specifier.contains(Version(version.base_version), prereleases=True) != inside:
+            return UNKNOWN
     return HOLDS if inside == inside_holds else FAILS
 
 
