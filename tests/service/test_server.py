@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import time
 from urllib.parse import urlencode
@@ -14,6 +15,9 @@ from tests.service.conftest import (ADMIN_TOKEN, KB_LOGS, SLACK_SECRET, article,
 from tracefix.service.slack_verify import sign
 
 pytestmark = pytest.mark.slow
+# The model loads in each worker on its first query: patient on a busy machine, never a timed assertion.
+get = functools.partial(httpx.get, timeout=60)
+post = functools.partial(httpx.post, timeout=60)
 SECRET_IN_LOG = "hunter2-secret-token-in-a-log"
 
 
@@ -36,17 +40,17 @@ def _slack_post(server, text: str, timestamp: int | None = None, secret: str = S
     ts = str(timestamp if timestamp is not None else int(time.time()))
     headers = {"content-type": "application/x-www-form-urlencoded", "x-slack-request-timestamp": ts,
                "x-slack-signature": signature or sign(secret, ts, body)}
-    return httpx.post(server.url + "/v1/chatops/slack", content=body, headers=headers, timeout=30)
+    return post(server.url + "/v1/chatops/slack", content=body, headers=headers, timeout=30)
 
 
 def test_healthz_reports_the_loaded_knowledge_base(server):
-    body = httpx.get(server.url + "/healthz").json()
+    body = get(server.url + "/healthz").json()
     assert body["status"] == "ok" and body["records"] == 7 and body["indexed"] == 7
 
 
 def test_match_returns_the_cli_json_object(server, cli):
     log = _log("cuda-home-not-set")
-    response = httpx.post(server.url + "/v1/match", json={"log": log, "top": 3, "pip_freeze": "torch==2.1.0+cu118\n"}, timeout=30)
+    response = post(server.url + "/v1/match", json={"log": log, "top": 3, "pip_freeze": "torch==2.1.0+cu118\n"}, timeout=30)
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["matches"][0]["id"] == "cuda-home-not-set"
@@ -77,7 +81,7 @@ def test_slack_bad_signature_is_401(server, how):
         # An hour off, far outside the 5-minute window: a slow request on a busy machine cannot bring it back in.
         response = _slack_post(server, text, timestamp=int(time.time()) + (-3600 if how == "stale" else 3600))
     else:
-        response = httpx.post(server.url + "/v1/chatops/slack", data={"text": text})
+        response = post(server.url + "/v1/chatops/slack", data={"text": text})
     assert_error_shape(response, 401, "bad_signature")
 
 
@@ -86,14 +90,14 @@ def test_slack_replayed_request_is_401(server):
     ts = str(int(time.time()))
     headers = {"content-type": "application/x-www-form-urlencoded", "x-slack-request-timestamp": ts,
                "x-slack-signature": sign(SLACK_SECRET, ts, body)}
-    first = httpx.post(server.url + "/v1/chatops/slack", content=body, headers=headers)
-    again = httpx.post(server.url + "/v1/chatops/slack", content=body, headers=headers)
+    first = post(server.url + "/v1/chatops/slack", content=body, headers=headers)
+    again = post(server.url + "/v1/chatops/slack", content=body, headers=headers)
     assert first.status_code == 200
     assert "replayed" in assert_error_shape(again, 401, "bad_signature")["message"]
 
 
 def test_webhook_answers_markdown(server):
-    response = httpx.post(server.url + "/v1/chatops/webhook", json={"text": _log("numpy2-abi-break")}, timeout=30)
+    response = post(server.url + "/v1/chatops/webhook", json={"text": _log("numpy2-abi-break")}, timeout=30)
     assert response.status_code == 200
     text = response.json()["text"]
     assert text.startswith("**tracefix:") and "`numpy2-abi-break`" in text
@@ -102,26 +106,26 @@ def test_webhook_answers_markdown(server):
 def test_record_added_over_the_api_is_found_by_the_next_match(server):
     symptom = "ZzyzxError: flux capacitor overheated"
     headers = {"authorization": f"Bearer {ADMIN_TOKEN}", "content-type": "text/markdown"}
-    added = httpx.post(server.url + "/v1/records", content=article("zz-flux-capacitor", symptom), headers=headers, timeout=60)
+    added = post(server.url + "/v1/records", content=article("zz-flux-capacitor", symptom), headers=headers, timeout=60)
     assert added.status_code == 201, added.text
     assert added.json() == {"id": "zz-flux-capacitor", "status": "added", "count": 8}
-    match = httpx.post(server.url + "/v1/match", json={"log": traceback_for(symptom)}, timeout=30).json()
+    match = post(server.url + "/v1/match", json={"log": traceback_for(symptom)}, timeout=30).json()
     assert match["matches"][0]["id"] == "zz-flux-capacitor" and match["matches"][0]["confident"]
-    assert httpx.get(server.url + "/v1/records/zz-flux-capacitor").json()["title"] == symptom
-    assert "zz-flux-capacitor" in [r["id"] for r in httpx.get(server.url + "/v1/records").json()["records"]]
+    assert get(server.url + "/v1/records/zz-flux-capacitor").json()["title"] == symptom
+    assert "zz-flux-capacitor" in [r["id"] for r in get(server.url + "/v1/records").json()["records"]]
 
 
 def test_record_json_body_and_replacement(server):
     headers = {"authorization": f"Bearer {ADMIN_TOKEN}"}
-    first = httpx.post(server.url + "/v1/records", json={"markdown": article("zz-json", "JsonError: one")}, headers=headers)
-    second = httpx.post(server.url + "/v1/records", json={"markdown": article("zz-json", "JsonError: two")}, headers=headers)
+    first = post(server.url + "/v1/records", json={"markdown": article("zz-json", "JsonError: one")}, headers=headers)
+    second = post(server.url + "/v1/records", json={"markdown": article("zz-json", "JsonError: two")}, headers=headers)
     assert (first.status_code, second.status_code) == (201, 200)
     assert second.json()["status"] == "updated"
-    assert httpx.get(server.url + "/v1/records/zz-json").json()["symptoms"] == ["JsonError: two"]
+    assert get(server.url + "/v1/records/zz-json").json()["symptoms"] == ["JsonError: two"]
 
 
 def test_declared_oversized_body_is_413(server):
-    response = httpx.post(server.url + "/v1/match", content=b"x" * (2 * 2**20 + 1), headers={"content-type": "application/json"})
+    response = post(server.url + "/v1/match", content=b"x" * (2 * 2**20 + 1), headers={"content-type": "application/json"})
     assert_error_shape(response, 413, "body_too_large")
 
 
@@ -130,19 +134,19 @@ def test_streamed_oversized_body_is_413(server):
         for _ in range(40):
             yield b"y" * 65536  # 2.5 MiB, sent chunked without a Content-Length
 
-    response = httpx.post(server.url + "/v1/match", content=chunks(), headers={"content-type": "application/json"})
+    response = post(server.url + "/v1/match", content=chunks(), headers={"content-type": "application/json"})
     assert_error_shape(response, 413, "body_too_large")
 
 
 def test_malformed_json_is_422_with_a_clear_message(server):
-    response = httpx.post(server.url + "/v1/match", content=b'{"log": ', headers={"content-type": "application/json"})
+    response = post(server.url + "/v1/match", content=b'{"log": ', headers={"content-type": "application/json"})
     assert "malformed JSON" in assert_error_shape(response, 422, "invalid_request")["message"]
-    wrong = httpx.post(server.url + "/v1/match", json={"log": "x", "top": 0})
+    wrong = post(server.url + "/v1/match", json={"log": "x", "top": 0})
     assert "body.top" in assert_error_shape(wrong, 422)["message"]
 
 
 def test_openapi_and_metrics(server):
-    paths = httpx.get(server.url + "/openapi.json").json()["paths"]
+    paths = get(server.url + "/openapi.json").json()["paths"]
     assert {"/v1/match", "/v1/chatops/slack", "/v1/chatops/webhook", "/v1/records", "/v1/records/{record_id}",
             "/healthz", "/metrics"} <= set(paths)
     # Metrics are per worker process: one keep-alive connection keeps both requests on the same worker.
@@ -154,8 +158,8 @@ def test_openapi_and_metrics(server):
 
 
 def test_request_bodies_are_not_logged(server):
-    httpx.post(server.url + "/v1/match", json={"log": traceback_for(f"ValueError: {SECRET_IN_LOG}")})
-    httpx.post(server.url + "/v1/match", content=f'{{"log": "{SECRET_IN_LOG}'.encode(), headers={"content-type": "application/json"})
+    post(server.url + "/v1/match", json={"log": traceback_for(f"ValueError: {SECRET_IN_LOG}")})
+    post(server.url + "/v1/match", content=f'{{"log": "{SECRET_IN_LOG}'.encode(), headers={"content-type": "application/json"})
     output = server.output()
     assert "POST /v1/match" in output  # the access log is on, with paths only
     assert SECRET_IN_LOG not in output
@@ -167,7 +171,7 @@ def test_every_worker_sees_a_record_added_through_another(kb_template, tmp_path)
     try:
         symptom = "QuuxError: the other worker must know"
         headers = {"authorization": f"Bearer {ADMIN_TOKEN}", "content-type": "text/markdown"}
-        assert httpx.post(server.url + "/v1/records", content=article("zz-quux", symptom), headers=headers, timeout=60).status_code == 201
+        assert post(server.url + "/v1/records", content=article("zz-quux", symptom), headers=headers, timeout=60).status_code == 201
         for _ in range(12):  # new connections: spread over both workers
             with httpx.Client() as client:
                 body = client.post(server.url + "/v1/match", json={"log": traceback_for(symptom)}, timeout=30).json()
