@@ -40,6 +40,12 @@ def test_progress_bars_are_recognised():
     assert not clean.is_progress("RuntimeError: 45% of 100 it/s failed")
 
 
+def test_an_error_glued_to_a_progress_bar_is_kept_and_the_bar_dropped():
+    rank, text = clean.clean(" 1%|\u258f | 24/1752 [01:08<1:22:56,  2.88s/it][rank5]: RuntimeError: NCCL timeout")
+    assert (rank, text) == (5, "RuntimeError: NCCL timeout")
+    assert clean.clean(" 45%|####5 | 45/100 [00:10<00:12,  4.50it/s]")[1].endswith("it/s]")  # a bar alone stays a bar
+
+
 def test_chunks_end_at_line_breaks_and_cut_endless_lines():
     pieces = list(chunks(io.BytesIO(b"a\nbb\nccc"), size=4))
     assert b"".join(pieces) == b"a\nbb\nccc" and all(p.endswith(b"\n") for p in pieces[:-1])
