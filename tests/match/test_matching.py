@@ -11,7 +11,8 @@ from tracefix.env.environment import build_environment
 from tracefix.logs.report import read_log
 
 KB_IDS = sorted(p.stem for p in (ROOT / "data" / "kb").glob("*.md") if not p.name.startswith("_"))
-# `<id>.log` and `<id>@<case>.log`: every example log of a record, each a real paste.
+# `<id>.log` and `<id>@<case>.log`: every example log of a record. Those with a `.json` naming a thread's
+# URL are real pastes; the early `<id>.log` files without one were trimmed by hand and stay as regression cases.
 KB_LOGS = sorted((ASSETS / "kb-logs").glob("*.log"))
 
 
