@@ -12,7 +12,8 @@ from tracefix.logs.report import read_log
 
 KB_IDS = sorted(p.stem for p in (ROOT / "data" / "kb").glob("*.md") if not p.name.startswith("_"))
 # `<id>.log` and `<id>@<case>.log`: every example log of a record. Those with a `.json` naming a thread's
-# URL are real pastes; the early `<id>.log` files without one were trimmed by hand and stay as regression cases.
+# URL are real pastes; the early `<id>.log` files without one have no recorded source (some were trimmed or
+# written by hand) and stay as regression cases.
 KB_LOGS = sorted((ASSETS / "kb-logs").glob("*.log"))
 
 
