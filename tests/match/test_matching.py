@@ -72,6 +72,24 @@ def test_frames_separate_records_that_share_a_message(matcher, frames, expected)
     assert any("passes through" in why for why in result.matches[0].why)
 
 
+BF16_CHECK = ('  File "/venv/lib/python3.11/site-packages/transformers/training_args.py", line 1692, in __post_init__\n'
+              "    raise ValueError(error_message)\n")
+
+
+@pytest.mark.parametrize("message, expected", [
+    # transformers >= 4.52 adds the second sentence only when CUDA is available
+    ("ValueError: Your setup doesn't support bf16/gpu.", "bf16-requested-without-cuda-device"),
+    ("ValueError: Your setup doesn't support bf16/gpu. You need Ampere+ GPU with cuda>=11.0", "bf16-unsupported-gpu"),
+    ("ValueError: Your setup doesn't support bf16/gpu. You need torch>=1.10, using Ampere GPU with cuda>=11.0",
+     "bf16-unsupported-gpu"),
+])
+def test_a_message_that_ends_its_line_is_told_from_its_longer_form(matcher, message, expected):
+    result = match(matcher, f"Traceback (most recent call last):\n{BF16_CHECK}{message}\n\nHow do I fix this?\n")
+    assert result.matches[0].id == expected and result.matches[0].confident, [(m.id, m.score) for m in result.matches]
+    other = ({"bf16-requested-without-cuda-device", "bf16-unsupported-gpu"} - {expected}).pop()
+    assert not any(m.id == other and m.confident for m in result.matches)
+
+
 def test_failed_version_check_demotes_and_says_so(matcher):
     log = (ASSETS / "kb-logs" / "deepspeed-zero3-offload-device-mismatch.log").read_text()
     report = read_log(log)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.site.conftest import search, url
-from tracefix.logs.signature import mask, symptom_matches
+from tracefix.logs.signature import mask, shown, symptom_matches
 from tracefix.site.search_index import tokenize
 
 TRIO = {"sat-broadcast-cpu-backend", "lightning-lr-find-ddp-cpu-backend", "unsloth-multi-gpu-cpu-backend"}
@@ -149,9 +149,11 @@ def test_js_mask_and_tokenize_mirror_python(page, kb_site, text):
 
 
 def test_js_symptom_patterns_match_like_python(page, kb_site, kb_store):
-    """Each symptom, pasted with its gaps filled in, hits the same records in the browser as in Python."""
+    """Each symptom, pasted with its gaps filled in, alone on its line or with more text after it (which a
+    symptom ending in `$` must not match), hits the same records in the browser as in Python."""
     records = kb_store.records()
-    samples = [f"[rank1]: {s.replace('...', ' detail 42 ')}" for r in records for s in r.symptoms]
+    filled = [shown(s).replace("...", " detail 42 ") for r in records for s in r.symptoms]
+    samples = [f"[rank1]: {text}{tail}" for text in filled for tail in ("", " and more\n")]
     page.goto(url(kb_site))
     browser_hits = page.evaluate("texts => texts.map(t => tracefix.signatureHits(t))", samples)
     for text, hits in zip(samples, browser_hits):

@@ -2,7 +2,9 @@
 
 A log line and a record's symptom are both passed through `mask()`, so an author can paste a real
 error line into an article and it still matches the same error with other numbers, paths, devices
-or ranks. In a symptom, `...` (or `…`) stands for any text on the same line.
+or ranks. In a symptom, `...` (or `…`) stands for any text on the same line, and a final `$` says
+the message ends its line: newer transformers print a bare "Your setup doesn't support bf16/gpu."
+only when no CUDA device is visible, and add " You need Ampere+ GPU ..." when there is one.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
 _SPACES = re.compile(r"[ \t\f\v]+")
 # Gaps stay on one line and are bounded, so a pattern cannot backtrack across megabytes.
 _GAP = r"[^\n]{0,400}?"
+_LINE_END = r"[ \t]*(?=\r?\n|\Z)"
 MAX_SYMPTOM_CHARS = 400
 
 
@@ -72,7 +75,18 @@ def _literal(piece: str) -> str:
 @lru_cache(maxsize=4096)
 def compile_symptom(symptom: str) -> re.Pattern[str]:
     """The regex that finds `symptom` in masked log text (case-insensitive, gaps bounded)."""
-    return re.compile(_GAP.join(_literal(p) for p in symptom_pieces(symptom)), re.IGNORECASE)
+    pattern = _GAP.join(_literal(p) for p in symptom_pieces(symptom))
+    return re.compile(pattern + (_LINE_END if ends_line(symptom) else ""), re.IGNORECASE)
+
+
+def ends_line(symptom: str) -> bool:
+    """A symptom written with a final `$` matches only where its message ends the line."""
+    return symptom.rstrip().endswith("$")
+
+
+def shown(symptom: str) -> str:
+    """The symptom as a person reads it: without the final `$`."""
+    return symptom.rstrip().removesuffix("$")
 
 
 @lru_cache(maxsize=4096)
@@ -88,7 +102,7 @@ def symptom_pieces(symptom: str) -> list[str]:
     >>> symptom_pieces("RuntimeError: Expected all tensors ... cuda:0 and cpu")
     ['Expected all tensors', 'cuda:<N> and cpu']
     """
-    return [p for p in _ELLIPSIS.split(_message(symptom)) if p]
+    return [p for p in _ELLIPSIS.split(_message(shown(symptom))) if p]
 
 
 def _message(symptom: str) -> str:

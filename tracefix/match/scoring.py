@@ -19,6 +19,7 @@ import math
 from functools import cache
 from importlib import resources
 
+from tracefix.logs.signature import shown
 from tracefix.match.evidence import FEATURES, Evidence
 
 
@@ -76,7 +77,7 @@ def reasons(e: Evidence) -> tuple[str, ...]:
     out = []
     if e.symptom:
         where = "the root error" if e.on_root else "the log"
-        out.append(f"its error signature appears in {where}: {e.symptom!r}")
+        out.append(f"its error signature appears in {where}: {shown(e.symptom)!r}")
     if e.frames_hit:
         out.append(f"the failure passes through {', '.join(e.frames_hit)}")
     elif e.packages_hit:

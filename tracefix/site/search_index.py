@@ -13,7 +13,7 @@ import json
 import re
 
 from tracefix.kb.record import Record
-from tracefix.logs.signature import symptom_pieces
+from tracefix.logs.signature import ends_line, symptom_pieces
 from tracefix.site.pages import plain_title, record_url
 
 INDEX_VERSION = 1
@@ -74,6 +74,7 @@ def _doc(record: Record, length: int) -> dict:
         "area": record.area,
         "lang": record.language or "en",
         "symptoms": [symptom_pieces(s) for s in record.symptoms],
+        "line_end": [ends_line(s) for s in record.symptoms],
         "len": length,
     }
 

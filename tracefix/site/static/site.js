@@ -69,7 +69,10 @@
     return (out + escapeRe(piece.slice(pos))).split(" ").join("\\s+");
   }
 
-  function symptomRegex(pieces) { return new RegExp(pieces.map(literal).join("[^\\n]{0,400}?"), "i"); }
+  // A symptom written with a final "$" must end its line (signature.py's `ends_line`).
+  function symptomRegex(pieces, endsLine) {
+    return new RegExp(pieces.map(literal).join("[^\\n]{0,400}?") + (endsLine ? "[ \\t]*(?=\\r?\\n|$)" : ""), "i");
+  }
 
   var INDEX = null;
 
@@ -78,7 +81,7 @@
     var raw = window.TRACEFIX_INDEX || { docs: [], postings: {}, stop: [], k1: 1.2, b: 0.75, avgdl: 1 };
     STOP = new Set(raw.stop);
     raw.docs.forEach(function (d) {
-      d.regexes = d.symptoms.map(symptomRegex);
+      d.regexes = d.symptoms.map(function (pieces, i) { return symptomRegex(pieces, d.line_end && d.line_end[i]); });
       d.pieces = [].concat.apply([], d.symptoms).map(function (p) { return p.toLowerCase().replace(/\s+/g, " "); });
     });
     INDEX = raw;
