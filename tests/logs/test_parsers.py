@@ -44,6 +44,9 @@ def test_an_error_glued_to_a_progress_bar_is_kept_and_the_bar_dropped():
     rank, text = clean.clean(" 1%|\u258f | 24/1752 [01:08<1:22:56,  2.88s/it][rank5]: RuntimeError: NCCL timeout")
     assert (rank, text) == (5, "RuntimeError: NCCL timeout")
     assert clean.clean(" 45%|####5 | 45/100 [00:10<00:12,  4.50it/s]")[1].endswith("it/s]")  # a bar alone stays a bar
+    # before the first step tqdm prints no rate yet (facebookresearch/nougat#115)
+    first_step = "  0%|          | 0/1 [00:00<?, ?it/s]Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so"
+    assert clean.clean(first_step)[1] == "Could not load library libcudnn_cnn_infer.so.8. Error: libcuda.so"
 
 
 def test_chunks_end_at_line_breaks_and_cut_endless_lines():

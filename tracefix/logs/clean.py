@@ -39,7 +39,8 @@ _STREAM = re.compile(r"^(?:\[std(?:err|out)\]:?|std(?:err|out):)(?: |$)|^\((?:[\
 _STREAM_HEADS = ("stde", "stdo", "[std")
 _BOX_BAR = "│".encode()   # in every line of a rich box: chunks without it skip the box rewriting
 _PROGRESS = re.compile(r"\d%\|.*\|\s*\d+/\d+|\|\s*\d+/\d+\s*\[\d")
-_BAR_END = re.compile(r"\d(?:s/it|it/s)\]")  # where a tqdm bar's `[00:57<1:22:40,  2.86s/it]` closes
+# Where a tqdm bar's `[00:57<1:22:40,  2.86s/it]` closes; before its first step the rate is `?it/s`.
+_BAR_END = re.compile(r"[\d?](?:s/it|it/s)\]")
 _BLOCK_KEYS = (
     b"NVIDIA-SMI", b"NVSMI LOG", b"Failed to initialize NVML", b"UUID: GPU-", b"memory.total", b"PyTorch version",
     b"Collecting environment information", b"packages in environment", b"Package    ", b"version: ",
@@ -126,7 +127,7 @@ def clean(raw: str) -> tuple[int | None, str]:
     if "\r" in raw:
         parts = [p for p in raw.split("\r") if p.strip()]
         raw = parts[-1] if parts else ""
-    if "it]" in raw:
+    if "s/it]" in raw or "it/s]" in raw:
         raw = _after_progress(raw)
     return split_rank(raw.rstrip())
 
