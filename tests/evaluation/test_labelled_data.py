@@ -1,0 +1,32 @@
+"""The project's labelled set stays usable: every case names its thread and shipped records, and no
+thread sits on both sides of the tuning / held-out split."""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+from tests.conftest import ROOT
+from tracefix.evaluation.cases import load_cases
+
+EVAL = ROOT / "data" / "eval"
+FOLDERS = sorted(p for p in EVAL.iterdir() if p.is_dir() and p.name != "threads")
+KB_IDS = {p.stem for p in (ROOT / "data" / "kb").glob("*.md") if not p.name.startswith("_")}
+
+
+def test_every_case_has_a_thread_a_reason_and_labels_that_name_shipped_records():
+    for folder in FOLDERS:
+        for case in load_cases(folder):
+            raw = json.loads((folder / f"{case.case}.json").read_text(encoding="utf-8"))
+            assert case.url and case.url.startswith("https://github.com/"), case.case
+            assert raw.get("notes", "").strip() and case.log.strip(), case.case
+            unknown = (set(case.expected) | set(case.acceptable)) - KB_IDS
+            assert not unknown, f"{folder.name}/{case.case} names {unknown}, which no shipped record has"
+
+
+def test_no_thread_is_both_tuned_on_and_held_out():
+    sides = defaultdict(set)
+    for folder in FOLDERS:
+        for case in load_cases(folder):
+            sides[case.url.rstrip("/").lower()].add("tune" if folder.name == "tune" else "held-out")
+    assert not [url for url, where in sides.items() if len(where) > 1]
