@@ -99,6 +99,10 @@ def test_python_frames_modules_and_packages():
     ("(VllmWorkerProcess pid=221) ERROR 04-06 [x.py:238] torch.distributed.DistBackendError: NCCL error", ("torch.distributed.DistBackendError", "NCCL error")),
     ("`RuntimeError: No backend type associated with device type cpu`", ("RuntimeError", "No backend type associated with device type cpu")),
     ("KeyboardInterrupt", ("KeyboardInterrupt", "")),
+    # Chinese prose before a pasted error ends in a full-width colon (Chaos-v/DOA-Estimation#3)
+    ("运行modelTraining时报错如下：TypeError: default_collate: batch must contain tensors",
+     ("TypeError", "default_collate: batch must contain tensors")),
+    ("BackendCompilerFailed: backend='inductor' raised:", ("BackendCompilerFailed", "backend='inductor' raised:")),
 ])
 def test_bare_exception_lines(line, expected):
     assert python_tb.exception_in(line, False) == expected
