@@ -26,12 +26,12 @@ _IPY_FRAME = re.compile(r"^(\S{1,1024}\.py) in ([\w<>]{1,200})\(")
 _EXC_NAME = r"(?:[A-Za-z_]\w{0,80}\.){0,12}[A-Z]\w{0,100}"
 # Inside a traceback any class-like name ending the trace counts; outside, only the usual suffixes.
 _TB_EXC = re.compile(r"^\s{0,3}(" + _EXC_NAME + r")(?::(?:\s(.*)|\s*$)|\s*$)")
+# `Failed`: torch._dynamo's BackendCompilerFailed, often pasted without the traceback above it.
+# Full-width `：，。` may precede an exception pasted inside Chinese prose ("报错如下：TypeError: ...").
 _BARE_EXC = re.compile(
     r"(?:^|(?<=[\s`'\"(\[>:：，。]))((?:[A-Za-z_]\w{0,80}\.){0,12}[A-Z]\w{0,100}?(?:Error|Exception|Interrupt|Exit|Failure|Failed))"
     r"(?::\s(.*)|:\s*$|\s*$)"
 )
-# `Failed`: torch._dynamo's BackendCompilerFailed, often pasted without the traceback above it.
-# Full-width `：，。` may precede an exception pasted inside Chinese prose ("报错如下：TypeError: ...").
 _BARE_HINTS = ("Error", "Exception", "Interrupt", "Exit", "Failure", "Failed")
 _CHAIN = {
     "The above exception was the direct cause of the following exception": "cause",
