@@ -90,6 +90,19 @@ def test_a_message_that_ends_its_line_is_told_from_its_longer_form(matcher, mess
     assert not any(m.id == other and m.confident for m in result.matches)
 
 
+@pytest.mark.parametrize("line, expected", [
+    # copied from a rendered GitHub page: the message's Markdown backticks are gone
+    ("ValueError: .to is not supported for 4-bit or 8-bit bitsandbytes models. Please use the model as it is",
+     "transformers-bnb-4bit-to-not-supported"),
+    # typed through an input method that curls the apostrophe
+    ("NVIDIA-SMI has failed because it couldn\u2018t communicate with the NVIDIA driver. Make sure that the latest "
+     "NVIDIA driver is installed and running.", "nvidia-smi-driver-not-loaded"),
+])
+def test_backticks_and_curly_quotes_do_not_hide_a_message(matcher, line, expected):
+    result = match(matcher, f"{line}\n")
+    assert result.matches[0].id == expected and result.matches[0].confident, [(m.id, m.score) for m in result.matches]
+
+
 def test_failed_version_check_demotes_and_says_so(matcher):
     log = (ASSETS / "kb-logs" / "deepspeed-zero3-offload-device-mismatch.log").read_text()
     report = read_log(log)

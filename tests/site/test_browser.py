@@ -138,6 +138,7 @@ SAMPLES = [
     "RuntimeError: CUDA error: an illegal memory access was encountered\n\tat v1.2.3 and 3.5e-4",
     "第3卡 显存不足 12:30:45 分布式训练 设备 cuda:1 版本2.1.0",
     "exitcode: -9 (pid: 4242) and -6, -123, 2024-03-21_02:07:08 /usr/lib/x86_64-linux-gnu/libcudart.so.12 C:\\a\\b\\",
+    "ValueError: `.to` is not supported for `4-bit` models; couldn\u2018t \u201cload\u201d it",
 ]
 
 

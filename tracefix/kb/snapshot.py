@@ -18,7 +18,7 @@ from pathlib import Path
 
 from tracefix import __version__
 from tracefix.kb.view import FIELD_NAMES, RecordView
-from tracefix.logs.signature import anchor, mask
+from tracefix.logs.signature import MASK_VERSION, anchor, mask
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,8 @@ def build(rows: list[str]) -> Snapshot:
     """From the stored JSON of every record."""
     records = tuple(RecordView.from_json(json.loads(data)) for data in rows)
     symptoms = {s for r in records for s in r.symptoms}
-    owners = Counter(mask(s).lower() for r in records for s in set(r.symptoms))
+    # Per record: two spellings of one message in a record (straight and curly quotes) are one owner.
+    owners = Counter(m for r in records for m in {mask(s).lower() for s in r.symptoms})
     return Snapshot(records, owners, {s: anchor(s) for s in symptoms})
 
 
@@ -68,5 +69,6 @@ def save(db_path: Path, fingerprint: str, snapshot: Snapshot) -> None:
 
 
 def _tag(fingerprint: str) -> tuple:
-    # The field list is in the tag: a RecordView of another shape must not be unpickled into this one.
-    return __version__, FIELD_NAMES, fingerprint
+    # The field list is in the tag: a RecordView of another shape must not be unpickled into this one;
+    # the masking version too: anchors made by another mask() would miss.
+    return __version__, FIELD_NAMES, MASK_VERSION, fingerprint

@@ -43,10 +43,14 @@ _FLAT = re.compile(r"\s+")
 _PLACEHOLDER = re.compile(r"<(?:TIME|PATH|HEX|N)>")
 _ELLIPSIS = re.compile(r"\s*(?:\.\.\.|…)\s*")
 _SPACES = re.compile(r"[ \t\f\v]+")
+# A paste copied from a rendered page loses Markdown's backticks and may gain typographic quotes
+# (`.to` is shown as .to; couldn't as couldn‘t): neither is evidence, so both sides drop them.
+_MARKUP = str.maketrans({"`": None, "\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 # Gaps stay on one line and are bounded, so a pattern cannot backtrack across megabytes.
 _GAP = r"[^\n]{0,400}?"
 _LINE_END = r"[ \t]*(?=\r?\n|\Z)"
 MAX_SYMPTOM_CHARS = 400
+MASK_VERSION = 2  # bump when mask() changes: cached anchors and masked symptoms are rebuilt
 
 
 def mask(text: str) -> str:
@@ -57,7 +61,7 @@ def mask(text: str) -> str:
     """
     for pattern, replacement in _MASKS:
         text = pattern.sub(replacement, text)
-    return _SPACES.sub(" ", text).strip()
+    return _SPACES.sub(" ", text.translate(_MARKUP)).strip()
 
 
 

@@ -25,6 +25,7 @@
 
   function mask(text) {
     MASKS.forEach(function (m) { text = text.replace(m[0], m[1]); });
+    text = text.replace(/`/g, "").replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"');
     return text.replace(/[ \t\f\v]+/g, " ").trim();
   }
 
