@@ -103,6 +103,32 @@ def test_backticks_and_curly_quotes_do_not_hide_a_message(matcher, line, expecte
     assert result.matches[0].id == expected and result.matches[0].confident, [(m.id, m.score) for m in result.matches]
 
 
+# A real paste (IgorAherne/trellis-stable-projectorz#15): xFormers' harmless Triton warning, then the failure.
+WARNING_THEN_FAILURE = """\
+**"cuda:0"   : "NVIDIA GeForce RTX 2080" (8 GiB, sm_75, mempool enabled)**
+**used precision: 'half'.  Loading...**
+
+Current problems:
+**A matching Triton is not available, some optimizations will not be enabled.
+Error caught was: No module named 'triton'**
+
+**torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 1649.76 GiB. GPU 0 has a total capacty of 8.00 GiB \
+of which 5.23 GiB is free. Of the allocated memory 1.53 GiB is allocated by PyTorch, and 115.13 MiB is reserved by \
+PyTorch but unallocated. If reserved but unallocated memory is large try setting max_split_size_mb to avoid \
+fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF**
+"""
+
+
+def test_a_warning_explains_a_log_only_when_nothing_else_failed(matcher):
+    alone = match(matcher, (ASSETS / "kb-logs" / "xformers-triton-unavailable-warning.log").read_text())
+    assert alone.matches[0].id == "xformers-triton-unavailable-warning" and alone.matches[0].confident
+    beside = match(matcher, WARNING_THEN_FAILURE)
+    warning = next(m for m in beside.matches if m.id == "xformers-triton-unavailable-warning")
+    assert not warning.confident
+    assert any("only a warning" in why for why in warning.why)
+    assert beside.matches[0].id != warning.id
+
+
 def test_failed_version_check_demotes_and_says_so(matcher):
     log = (ASSETS / "kb-logs" / "deepspeed-zero3-offload-device-mismatch.log").read_text()
     report = read_log(log)

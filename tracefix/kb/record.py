@@ -58,6 +58,8 @@ class Record(BaseModel):
     situation: tuple[str, ...] = Field(default=(), description="what shows this record's own cause when its message is shared: "
                                        "frame modules (`lightning.pytorch.tuner`), calls (`lr_find`), packages, launcher or setting names")
     family: str | None = Field(default=None, description="id of the generic record whose message this specific record shares")
+    warning: bool = Field(default=False, description="its message is a warning the job survives: it explains a log only when "
+                          "the log shows no other failure")
     references: tuple[str, ...] = Field(default=(), description="upstream issues, PRs and docs (http/https)")
     language: str = Field(default="en", description="language of the article text: en, zh...")
     translated_from: str | None = Field(default=None, description="language of the original, for articles written from a seed in another language")

@@ -31,6 +31,7 @@ class RecordView(NamedTuple):
     environment: tuple[str, ...] = ()
     situation: tuple[str, ...] = ()
     family: str | None = None
+    warning: bool = False
     references: tuple[str, ...] = ()
     language: str = "en"
     translated_from: str | None = None

@@ -34,6 +34,7 @@ class Evidence:
     shared_symptom: bool           # the matched signature belongs to other records too
     family_member: bool            # the record refines a generic family record (its signature is generic)
     family_head: bool              # the record is a generic family record
+    beside_failure: bool           # the record's message is only a warning, and the log's root failure is another
     verdict: Verdict
 
     @property

@@ -138,12 +138,13 @@ class Matcher:
     def _observe(self, record: RecordView, query: Query, dense: dict[str, float], vector: np.ndarray | None,
                  words: dict[str, float], env: Environment) -> Evidence:
         symptom = self._symptom_in(record, query)
+        on_root = bool(symptom and symptom_matches(symptom, query.root_masked))
         hit, missed = _frames(record.frames, query)
         packages, _ = _frames(record.all_packages(), query)
         hints = record.situation or tuple(h for h in record.frames if h.lower() not in _GENERIC_FRAMES)
         return Evidence(
             symptom=symptom,
-            on_root=bool(symptom and symptom_matches(symptom, query.root_masked)),
+            on_root=on_root,
             dense=self._similarity(record.id, dense, vector),
             bm25=words.get(record.id, 0.0),
             frames_hit=hit,
@@ -154,6 +155,7 @@ class Matcher:
             shared_symptom=bool(symptom) and self.symptom_owners[mask(symptom).lower()] > 1,
             family_member=record.family is not None,
             family_head=record.id in self.members,
+            beside_failure=record.warning and bool(query.root_masked.strip()) and not on_root,
             verdict=constraints.check(record, env),
         )
 

@@ -6,9 +6,10 @@ weights, the calibration and the confidence threshold are fitted on labelled rea
 `bench/fit_confidence.py` and live in `confidence.json` beside this module, never in code. The
 threshold is chosen for precision: a confident wrong answer costs a user a day.
 
-On top of the model, three rules no weight can overrule: a record the environment rules out is
+On top of the model, four rules no weight can overrule: a record the environment rules out is
 never confident; a record whose signature is generic is confident only when its own situation
-shows in the log; and a record whose error is not in the log is never confident.
+shows in the log; a record for a mere warning is not confident when the log fails with another
+error; and a record whose error is not in the log is never confident.
 """
 
 from __future__ import annotations
@@ -65,6 +66,8 @@ def is_confident(e: Evidence, p: float, threshold: float | None = None) -> bool:
         return False
     if e.needs_situation and not e.situation_seen:
         return False
+    if e.beside_failure:
+        return False
     if not e.symptom:
         # Its error is not in the log: frames, words and meaning alone were right barely more often
         # than wrong on the labelled threads (4 of 7), far below what a confident answer must be.
@@ -88,6 +91,8 @@ def reasons(e: Evidence) -> tuple[str, ...]:
     elif e.needs_situation and not e.situation_seen:
         named = f" ({', '.join(e.situation[:4])})" if e.situation else ""
         out.append(f"that message has several causes, and none of this one's signs{named} shows in the log")
+    if e.beside_failure:
+        out.append("its message is only a warning, and the log fails with another error")
     if e.frames_missed:
         out.append("none of its frames or packages appear in the log")
     out.append(f"meaning similarity {e.dense:.2f}, word overlap {e.bm25:.2f}")
