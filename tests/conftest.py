@@ -9,11 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from tracefix.kb.load import article_paths
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 SEEDS = SHARED / "seeds"
 EVAL_PUBLIC = SHARED / "eval" / "public"
 ASSETS = Path(__file__).resolve().parent / "assets"
+# The shipped records' ids (article file names; `_template.md` and other `_*` files are not articles).
+KB_IDS = tuple(sorted(p.stem for p in article_paths([ROOT / "data" / "kb"])))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 

@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 
-from tests.conftest import ROOT
+from tests.conftest import KB_IDS, ROOT
 from tracefix.evaluation.cases import load_cases
 
 EVAL = ROOT / "data" / "eval"
 FOLDERS = sorted(p for p in EVAL.iterdir() if p.is_dir() and p.name != "threads")
-KB_IDS = {p.stem for p in (ROOT / "data" / "kb").glob("*.md") if not p.name.startswith("_")}
 
 
 def test_every_case_has_a_thread_a_reason_and_labels_that_name_shipped_records():
@@ -20,7 +19,7 @@ def test_every_case_has_a_thread_a_reason_and_labels_that_name_shipped_records()
             raw = json.loads((folder / f"{case.case}.json").read_text(encoding="utf-8"))
             assert case.url and case.url.startswith("https://github.com/"), case.case
             assert raw.get("notes", "").strip() and case.log.strip(), case.case
-            unknown = (set(case.expected) | set(case.acceptable)) - KB_IDS
+            unknown = (set(case.expected) | set(case.acceptable)) - set(KB_IDS)
             assert not unknown, f"{folder.name}/{case.case} names {unknown}, which no shipped record has"
 
 

@@ -6,11 +6,10 @@ import json
 
 import pytest
 
-from tests.conftest import ASSETS, EVAL_PUBLIC, ROOT, SEEDS
+from tests.conftest import ASSETS, EVAL_PUBLIC, KB_IDS, SEEDS
 from tracefix.env.environment import build_environment
 from tracefix.logs.report import read_log
 
-KB_IDS = sorted(p.stem for p in (ROOT / "data" / "kb").glob("*.md") if not p.name.startswith("_"))
 # `<id>.log` and `<id>@<case>.log`: every example log of a record. Those with a `.json` naming a thread's
 # URL are real pastes; the early `<id>.log` files without one have no recorded source (some were trimmed or
 # written by hand) and stay as regression cases.
@@ -95,8 +94,8 @@ def test_a_message_that_ends_its_line_is_told_from_its_longer_form(matcher, mess
     ("ValueError: .to is not supported for 4-bit or 8-bit bitsandbytes models. Please use the model as it is",
      "transformers-bnb-4bit-to-not-supported"),
     # typed through an input method that curls the apostrophe
-    ("NVIDIA-SMI has failed because it couldn\u2018t communicate with the NVIDIA driver. Make sure that the latest "
-     "NVIDIA driver is installed and running.", "nvidia-smi-driver-not-loaded"),
+    (("NVIDIA-SMI has failed because it couldn\u2018t communicate with the NVIDIA driver. Make sure that the latest "
+      "NVIDIA driver is installed and running."), "nvidia-smi-driver-not-loaded"),
 ])
 def test_backticks_and_curly_quotes_do_not_hide_a_message(matcher, line, expected):
     result = match(matcher, f"{line}\n")
