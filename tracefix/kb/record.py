@@ -60,6 +60,8 @@ class Record(BaseModel):
     family: str | None = Field(default=None, description="id of the generic record whose message this specific record shares")
     warning: bool = Field(default=False, description="its message is a warning the job survives: it explains a log only when "
                           "the log shows no other failure")
+    other_causes: bool = Field(default=False, description="labelled threads show its message with causes this record does not "
+                               "describe: it is confident only when its situation shows in the log or the environment confirms it")
     references: tuple[str, ...] = Field(default=(), description="upstream issues, PRs and docs (http/https)")
     language: str = Field(default="en", description="language of the article text: en, zh...")
     translated_from: str | None = Field(default=None, description="language of the original, for articles written from a seed in another language")

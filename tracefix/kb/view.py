@@ -32,6 +32,7 @@ class RecordView(NamedTuple):
     situation: tuple[str, ...] = ()
     family: str | None = None
     warning: bool = False
+    other_causes: bool = False
     references: tuple[str, ...] = ()
     language: str = "en"
     translated_from: str | None = None

@@ -2,7 +2,8 @@
 
 A record's signature says which error it is; its situation (frames, calls, packages, settings)
 says which cause. The two are kept apart here because a generic signature (one that several records
-share, or one a specific record inherits from its family) proves nothing about the cause.
+share, one a specific record inherits from its family, or one the labelled threads show with other
+causes) proves nothing about the cause.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class Evidence:
     situation_seen: tuple[str, ...]
     shared_symptom: bool           # the matched signature belongs to other records too
     family_member: bool            # the record refines a generic family record (its signature is generic)
+    other_causes: bool             # labelled threads show its message with other causes (the record says so)
     family_head: bool              # the record is a generic family record
     beside_failure: bool           # the record's message is only a warning, and the log's root failure is another
     verdict: Verdict
@@ -40,12 +42,20 @@ class Evidence:
     @property
     def needs_situation(self) -> bool:
         """A generic signature alone does not tell this record's cause apart."""
-        return not self.family_head and (self.family_member or (bool(self.symptom) and self.shared_symptom))
+        return not self.family_head and (self.family_member or self.other_causes
+                                         or (bool(self.symptom) and self.shared_symptom))
+
+    @property
+    def situation_shown(self) -> bool:
+        """The record's own cause shows: its situation in the log, or the environment confirming it. A GPU
+        count alone confirms nothing: many causes of one message need two GPUs."""
+        return bool(self.situation_seen) or (self.verdict.verdict == "affected" and any(
+            c.result == "holds" and not c.requirement.startswith("gpus") for c in self.verdict.checks))
 
     def features(self) -> tuple[float, ...]:
         dense = min(1.0, max(0.0, (self.dense - DENSE_FLOOR) / DENSE_SPAN))
         specificity = min(len(anchor(self.symptom)), SPECIFIC_CHARS) / SPECIFIC_CHARS if self.symptom else 0.0
-        unseen = self.needs_situation and not self.situation_seen
+        unseen = self.needs_situation and not self.situation_shown
         values = (bool(self.symptom), self.on_root, specificity, dense, self.bm25, bool(self.frames_hit), self.frames_missed,
                   bool(self.packages_hit) and not self.frames_hit, bool(self.situation_seen), unseen, self.shared_symptom,
                   self.family_head, self.verdict.verdict == "affected", self.verdict.verdict == "not-affected",

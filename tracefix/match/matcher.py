@@ -154,6 +154,7 @@ class Matcher:
             situation_seen=situation.seen(hints, query.prefixes, query.raw),
             shared_symptom=bool(symptom) and self.symptom_owners[mask(symptom).lower()] > 1,
             family_member=record.family is not None,
+            other_causes=record.other_causes,
             family_head=record.id in self.members,
             beside_failure=record.warning and bool(query.root_masked.strip()) and not on_root,
             verdict=constraints.check(record, env),

@@ -7,8 +7,9 @@ weights, the calibration and the confidence threshold are fitted on labelled rea
 threshold is chosen for precision: a confident wrong answer costs a user a day.
 
 On top of the model, four rules no weight can overrule: a record the environment rules out is
-never confident; a record whose signature is generic is confident only when its own situation
-shows in the log; a record for a mere warning is not confident when the log fails with another
+never confident; a record whose signature is generic (shared, inherited from its family, or marked
+`other_causes`) is confident only when its own situation shows in the log or the environment
+confirms it; a record for a mere warning is not confident when the log fails with another
 error; and a record whose error is not in the log is never confident.
 """
 
@@ -64,7 +65,7 @@ def calibrated(raw: float, table: dict | None) -> float:
 def is_confident(e: Evidence, p: float, threshold: float | None = None) -> bool:
     if e.verdict.verdict == "not-affected":
         return False
-    if e.needs_situation and not e.situation_seen:
+    if e.needs_situation and not e.situation_shown:
         return False
     if e.beside_failure:
         return False
@@ -88,7 +89,7 @@ def reasons(e: Evidence) -> tuple[str, ...]:
     signs = [h for h in e.situation_seen if h not in e.frames_hit]
     if signs:
         out.append(f"its situation shows in the log: {', '.join(signs)}")
-    elif e.needs_situation and not e.situation_seen:
+    elif e.needs_situation and not e.situation_shown:
         named = f" ({', '.join(e.situation[:4])})" if e.situation else ""
         out.append(f"that message has several causes, and none of this one's signs{named} shows in the log")
     if e.beside_failure:
