@@ -1,9 +1,11 @@
-"""The project's labelled set stays usable: every case names its thread and shipped records, and no
-thread sits on both sides of the tuning / held-out split."""
+"""The project's labelled set stays usable: every case names its thread and shipped records, no
+thread sits on both sides of the tuning / held-out split, and no record is written from a held-out
+thread."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 
 from tests.conftest import KB_IDS, ROOT
@@ -29,3 +31,14 @@ def test_no_thread_is_both_tuned_on_and_held_out():
         for case in load_cases(folder):
             sides[case.url.rstrip("/").lower()].add("tune" if folder.name == "tune" else "held-out")
     assert not [url for url, where in sides.items() if len(where) > 1]
+
+
+def test_no_shipped_record_cites_a_held_out_thread():
+    # A record whose sources include a held-out thread was written from it: that case would
+    # measure recall of the source, not the general case.
+    held_out = {case.url.rstrip("/").lower() for folder in FOLDERS if folder.name != "tune"
+                for case in load_cases(folder)}
+    cited = {(path.name, url) for path in (ROOT / "data" / "kb").glob("*.md")
+             for url in re.findall(r"https://github\.com/[^\s\")\]>]+", path.read_text(encoding="utf-8"))
+             if url.rstrip("/").lower() in held_out}
+    assert not cited, sorted(cited)
