@@ -64,6 +64,13 @@ class Verdict:
     verdict: str                  # affected | not-affected | unknown
     checks: tuple[Check, ...]
 
+    @property
+    def confirms_cause(self) -> bool:
+        """Affected on more than a GPU count (`_gpus` names its checks `gpus...`): many causes of one
+        message need two GPUs, so that count alone says nothing about which cause it is."""
+        return self.verdict == "affected" and any(c.result == HOLDS and not c.requirement.startswith("gpus")
+                                                  for c in self.checks)
+
 
 _RANGE_TEXT = {"affected": "{name}{spec}", "fixed": "{name} not in fixed {spec}", "works": "{name} not in working {spec}"}
 _PREFERENCE = {HOLDS: 0, FAILS: 1, UNKNOWN: 2}   # among installed aliases, the first that holds decides

@@ -47,10 +47,8 @@ class Evidence:
 
     @property
     def situation_shown(self) -> bool:
-        """The record's own cause shows: its situation in the log, or the environment confirming it. A GPU
-        count alone confirms nothing: many causes of one message need two GPUs."""
-        return bool(self.situation_seen) or (self.verdict.verdict == "affected" and any(
-            c.result == "holds" and not c.requirement.startswith("gpus") for c in self.verdict.checks))
+        """The record's own cause shows: its situation in the log, or the environment confirming it."""
+        return bool(self.situation_seen) or self.verdict.confirms_cause
 
     def features(self) -> tuple[float, ...]:
         dense = min(1.0, max(0.0, (self.dense - DENSE_FLOOR) / DENSE_SPAN))
