@@ -15,6 +15,11 @@ EVAL = ROOT / "data" / "eval"
 FOLDERS = sorted(p for p in EVAL.iterdir() if p.is_dir() and p.name != "threads")
 
 
+def thread(url: str) -> str:
+    """One spelling per thread: cases and records write the same URL with or without a final slash."""
+    return url.rstrip("/").lower()
+
+
 def test_every_case_has_a_thread_a_reason_and_labels_that_name_shipped_records():
     for folder in FOLDERS:
         for case in load_cases(folder):
@@ -29,16 +34,16 @@ def test_no_thread_is_both_tuned_on_and_held_out():
     sides = defaultdict(set)
     for folder in FOLDERS:
         for case in load_cases(folder):
-            sides[case.url.rstrip("/").lower()].add("tune" if folder.name == "tune" else "held-out")
+            sides[thread(case.url)].add("tune" if folder.name == "tune" else "held-out")
     assert not [url for url, where in sides.items() if len(where) > 1]
 
 
 def test_no_shipped_record_cites_a_held_out_thread():
     # A record whose sources include a held-out thread was written from it: that case would
     # measure recall of the source, not the general case.
-    held_out = {case.url.rstrip("/").lower() for folder in FOLDERS if folder.name != "tune"
+    held_out = {thread(case.url) for folder in FOLDERS if folder.name != "tune"
                 for case in load_cases(folder)}
     cited = {(path.name, url) for path in (ROOT / "data" / "kb").glob("*.md")
              for url in re.findall(r"https://github\.com/[^\s\")\]>]+", path.read_text(encoding="utf-8"))
-             if url.rstrip("/").lower() in held_out}
+             if thread(url) in held_out}
     assert not cited, sorted(cited)
