@@ -1,6 +1,6 @@
 """The project's labelled set stays usable: every case names its thread and shipped records, no
-thread sits on both sides of the tuning / held-out split, and no record is written from a held-out
-thread."""
+thread sits on both sides of the tuning / held-out split, no record is written from a held-out
+thread, and a family's generic record is acceptable wherever its message is the case's."""
 
 from __future__ import annotations
 
@@ -47,3 +47,26 @@ def test_no_shipped_record_cites_a_held_out_thread():
              for url in re.findall(r"https://github\.com/[^\s\")\]>]+", path.read_text(encoding="utf-8"))
              if thread(url) in held_out}
     assert not cited, sorted(cited)
+
+
+def test_a_familys_generic_record_is_acceptable_wherever_the_case_shows_its_message():
+    # eval/README, `acceptable`: the generic record of a family is a fair (not best) answer for a case
+    # expecting one of its specific records, and for a near-miss whose notes say it shares the
+    # family's message. A label that forgets it counts a fair answer as a confident wrong one.
+    from tracefix.kb.load import article_paths, load_article
+
+    family = {}
+    for path in article_paths([ROOT / "data" / "kb"]):
+        record = load_article(path)
+        if record.family:
+            family[record.id] = family[record.family] = record.family
+    missing = []
+    for folder in FOLDERS:
+        for case in load_cases(folder):
+            notes = json.loads((folder / f"{case.case}.json").read_text(encoding="utf-8")).get("notes", "")
+            near = re.match(r"\s*near-miss:.*?\bwith ([a-z0-9-]+)", notes) if not case.expected else None
+            named = case.expected or ((near.group(1),) if near else ())
+            heads = {family[r] for r in named if r in family} - set(case.expected)
+            if heads - set(case.acceptable):
+                missing.append(f"{folder.name}/{case.case}: {sorted(heads - set(case.acceptable))}")
+    assert not missing, missing
