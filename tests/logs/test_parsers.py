@@ -103,6 +103,10 @@ def test_python_frames_modules_and_packages():
     ("运行modelTraining时报错如下：TypeError: default_collate: batch must contain tensors",
      ("TypeError", "default_collate: batch must contain tensors")),
     ("BackendCompilerFailed: backend='inductor' raised:", ("BackendCompilerFailed", "backend='inductor' raised:")),
+    # a message that ends in its own quote keeps it; only the quote of the prose around it goes
+    ("ImportError: cannot import name 'KTOTrainer' from 'trl'", ("ImportError", "cannot import name 'KTOTrainer' from 'trl'")),
+    ('the log says "ModuleNotFoundError: No module named \'flash_attn\'"', ("ModuleNotFoundError", "No module named 'flash_attn'")),
+    ('"RuntimeError: CUDA error: out of memory"', ("RuntimeError", "CUDA error: out of memory")),
 ])
 def test_bare_exception_lines(line, expected):
     assert python_tb.exception_in(line, False) == expected

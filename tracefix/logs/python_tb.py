@@ -95,7 +95,17 @@ def exception_in(text: str, in_traceback: bool) -> tuple[str, str] | None:
     if not any(h in text for h in _BARE_HINTS):
         return None
     m = _BARE_EXC.search(text)
-    return (m.group(1), (m.group(2) or "").strip().rstrip("`'\"")) if m else None
+    return (m.group(1), unquoted_tail((m.group(2) or "").strip())) if m else None
+
+
+def unquoted_tail(message: str) -> str:
+    """Drop the quote that closes a line quoted in prose (`"RuntimeError: boom"`), not one the message
+    itself closes (`No module named 'x'`): a trailing quote is the prose's only when it has no partner."""
+    message = message.rstrip("`")
+    for quote in "'\"":
+        if message.endswith(quote) and message.count(quote) % 2:
+            message = message[:-1]
+    return message
 
 
 class _Trace:
