@@ -29,6 +29,18 @@ def test_asked_for_versions_are_not_found_ones(line):
     assert log_versions.parse(line).packages == ()
 
 
+def test_pip_show_output_pasted_under_the_error_gives_the_version():
+    # The shape of `pip show` output as pasted under an error (huggingface/transformers#2082).
+    log = ("ImportError: cannot import name 'WarmupLinearSchedule'\n$ pip show transformers\nName: transformers\n"
+           "Version: 2.2.1\nSummary: State-of-the-art Natural Language Processing\nRequires: numpy, requests\n")
+    env = build_environment(report=read_log(log))
+    assert env.packages["transformers"] == "2.2.1" and env.package_sources["transformers"] == "log"
+
+
+def test_a_version_line_without_a_name_line_above_is_not_read():
+    assert log_versions.parse("Name: transformers\nSummary: x\nVersion: 2.2.1\n").packages == ()
+
+
 def test_log_versions_fill_gaps_only_and_say_so():
     log = "DeepSpeed info: version=0.12.3, git-hash=unknown\ntorch 2.0.1\n" + TRACE
     env = build_environment(freeze="torch==2.1.0+cu118\nnumpy==1.26.4\n", report=read_log(log))

@@ -3,7 +3,8 @@
 Read: DeepSpeed's start-up line (`DeepSpeed info: version=0.12.3, ...`), package versions in
 install paths (`.../deepspeed-0.12.3-py3.10.egg/...`, `torch-2.1.0+cu118.dist-info`), pip's
 conflict warnings (`... but you have transformers 4.31.0`), banners that print a known package and
-its version alone (`torch 2.1.0+cu118`, `transformers version: 4.36.2`), and the CUDA version
+its version alone (`torch 2.1.0+cu118`, `transformers version: 4.36.2`), `pip show` output (a `Name:`
+line and the `Version:` line under it; any package, since the user chose to show it), and the CUDA version
 torch's driver check prints (`found version 11040` is CUDA 11.4: 1000 * major + 10 * minor).
 Lines that ask for a version (`requires torch>=2.1`, `pip install torch==2.1.0`) are not read.
 """
@@ -31,6 +32,8 @@ _PATTERNS = (
     re.compile(r"^\W{0,4}(" + _NAMES + r")(?: version)?\s*(?:[:=]\s*|\s)" + _VERSION + r"\s*$", re.IGNORECASE),
 )
 _ASKS = re.compile(r"require|install|upgrade|>=|<=|~=|!=|[<>]\s*\d|please use|expected", re.IGNORECASE)
+_SHOW_NAME = re.compile(r"^\s*Name:\s*([A-Za-z0-9][A-Za-z0-9._-]{0,100})\s*$")
+_SHOW_VERSION = re.compile(r"^\s*Version:\s*" + _VERSION.replace("v?", "") + r"\s*$")
 _FOUND_CUDA = re.compile(r"driver on your system is too old \(found version (\d{4,5})\)")
 
 
@@ -78,8 +81,14 @@ def parse(text: str | None) -> LogVersions:
     """
     packages: dict[str, str] = {}
     cuda = None
+    shown = None  # the package a `pip show` block named on the line before
     for line in (text or "").splitlines()[:MAX_LINES]:
         line = line[:2000]
+        shown_version = _SHOW_VERSION.match(line) if shown else None
+        if shown_version and _valid(shown_version.group(1)):
+            packages.setdefault(canonicalize_name(shown), shown_version.group(1))
+        shown_name = _SHOW_NAME.match(line)
+        shown = shown_name.group(1) if shown_name else None
         if cuda is None and "found version" in line:
             m = _FOUND_CUDA.search(line)
             cuda = cuda_from_found_version(m.group(1)) if m else None
