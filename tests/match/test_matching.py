@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import ASSETS, EVAL_PUBLIC, KB_IDS, SEEDS
+from tests.conftest import ASSETS, EVAL_PUBLIC, KB_IDS, ROOT, SEEDS
 from tracefix.env.environment import build_environment
 from tracefix.logs.report import read_log
 
@@ -208,3 +208,18 @@ def test_ingested_seeds_alone_match_their_cases(cli, tmp_path, case, seed):
     assert first["source"].rsplit("/", 1)[-1].startswith(seed), [m["id"] for m in out["matches"]]
     assert first["confident"], first["why"]
     assert not any(m["confident"] for m in others), [(m["id"], m["why"]) for m in others]
+
+
+def test_an_oom_with_memory_to_spare_is_not_answered_as_memory_used_up(matcher):
+    # Real thread (data/eval/tune/chatglm3-base-tuning-10): 214 MiB asked for, 20.28 GiB free; the
+    # reporter's cause was their dataset, not the card's size.
+    case = json.loads((ROOT / "data" / "eval" / "tune" / "chatglm3-base-tuning-10.json").read_text())
+    record = next(m for m in match(matcher, case["log"]).matches if m.id == "cuda-oom")
+    assert not record.confident and record.verdict == "not-affected"
+    assert any(c.requirement == "oom_spare_gib<1" and c.result == "fails" for c in record.checks)
+
+
+def test_an_oom_that_used_up_the_memory_is_still_answered(matcher):
+    result = match(matcher, (ASSETS / "kb-logs" / "cuda-oom.log").read_text())
+    assert result.confident and result.matches[0].id == "cuda-oom"
+    assert any(c.requirement == "oom_spare_gib<1" and c.result == "holds" for c in result.matches[0].checks)

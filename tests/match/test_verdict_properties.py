@@ -96,7 +96,7 @@ def satisfying(conditions: list[tuple[str, str]], numbers: list[str]) -> list[st
 
 
 def environment_facts(draw, record) -> dict:
-    """GPU count, GPUs, driver and CUDA that satisfy every environment condition of the record."""
+    """GPU count, GPUs, driver, CUDA and OOM figures that satisfy every environment condition of the record."""
     by_key: dict[str, list[tuple[str, str]]] = {}
     for condition in record.environment:
         key, op, value = parse_condition(condition)
@@ -106,6 +106,8 @@ def environment_facts(draw, record) -> dict:
         pool = satisfying(conditions, [v for _, v in conditions])
         if key == "gpus":
             pool = [v for v in pool if Version(v).release == (Version(v).major,)]   # whole GPU counts
+        if key == "oom_spare_gib":
+            pool = [v for v in pool if len(Version(v).release) <= 2]   # GiB are plain numbers
         assert pool, f"{record.id}: no value satisfies {key} {conditions}"
         facts[key] = draw(st.sampled_from(pool))
     return facts
@@ -117,7 +119,8 @@ def build(packages: dict[str, str], facts: dict, gpu_info: bool = True) -> Envir
     count = int(facts["gpus"]) if "gpus" in facts and gpu_info else (len(gpus) or None)
     return Environment(packages=packages, gpus=gpus, gpu_count=count, gpu_count_source="given" if count else None,
                        driver_version=facts.get("driver") if gpu_info else None, cuda_version=None,
-                       torch_cuda=facts.get("cuda") if gpu_info else None)
+                       torch_cuda=facts.get("cuda") if gpu_info else None,
+                       oom_spare_gib=float(facts["oom_spare_gib"]) if "oom_spare_gib" in facts and gpu_info else None)
 
 
 def affected_packages(draw, record) -> dict[str, str]:

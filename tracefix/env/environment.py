@@ -18,6 +18,7 @@ from tracefix.env import collect_env as collect_env_parser
 from tracefix.env import freeze as freeze_parser
 from tracefix.env import hardware
 from tracefix.env import log_versions as log_versions_parser
+from tracefix.env import oom
 from tracefix.env import smi as smi_parser
 from tracefix.env.freeze import SkippedLine
 
@@ -49,6 +50,7 @@ class Environment:
     smi_error: str | None = None          # nvidia-smi's own failure ("Failed to initialize NVML: ...")
     sources: tuple[str, ...] = field(default=())   # what was read: "pip freeze (212 packages)", ...
     package_sources: dict[str, str] = field(default_factory=dict)  # name -> "pip freeze" | "conda list" | "hf env" | "log" ...
+    oom_spare_gib: float | None = None    # GiB still free beyond the request torch's OOM message says failed
 
     def version(self, name: str) -> Version | None:
         """The installed version of a package, or None when absent or unparseable."""
@@ -109,7 +111,7 @@ def build_environment(freeze: str | None = None, smi: str | None = None, report=
         torch_cuda=_first(torch_cuda_from(packages.get("torch"), torch_build), collected.torch_cuda),
         skipped=frozen.skipped, smi_error=smi_report.error if not smi_report.gpus else None,
         sources=_sources(frozen, smi_report, collected, logged, sum(v == "log" for v in origin.values())),
-        package_sources=origin,
+        package_sources=origin, oom_spare_gib=oom.spare_gib(getattr(report, "excerpt", None)),
     )
 
 
@@ -173,6 +175,7 @@ def environment_dict(env: Environment) -> dict:
         "gpus": [{"name": g.name, "memory_mib": g.memory_mib, "compute_capability": g.compute_capability} for g in env.gpus],
         "gpu_count": env.gpu_count, "gpu_count_source": env.gpu_count_source, "driver_version": env.driver_version,
         "cuda_version": env.cuda_version, "torch_cuda": env.torch_cuda, "smi_error": env.smi_error,
+        "oom_spare_gib": env.oom_spare_gib,
         "sources": list(env.sources), "skipped": [{"text": s.text, "reason": s.reason} for s in env.skipped],
     }
 

@@ -1,4 +1,5 @@
-"""Environment conditions of a record: `gpus>=2`, `compute_capability<8.0`, `driver<525.60`, `cuda>=12.1`.
+"""Environment conditions of a record: `gpus>=2`, `compute_capability<8.0`, `driver<525.60`, `cuda>=12.1`,
+`oom_spare_gib<1` (GiB torch's out-of-memory message says were still free beyond the failed request).
 
 Kept apart from the pydantic schema so the query path can check them without importing pydantic.
 """
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-ENV_KEYS = ("gpus", "compute_capability", "driver", "cuda")
+ENV_KEYS = ("gpus", "compute_capability", "driver", "cuda", "oom_spare_gib")
 _CONDITION = re.compile(r"^\s*(" + "|".join(ENV_KEYS) + r")\s*(==|!=|<=|>=|<|>)\s*(\d+(?:\.\d+)*)\s*$")
 
 

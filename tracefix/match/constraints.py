@@ -29,7 +29,8 @@ How each range reads:
 - `environment`: `gpus` compares the GPU count; `compute_capability` holds when ANY GPU satisfies the
   condition (a bug that needs an sm_75 card shows up as soon as one takes part; for a homogeneous
   machine any/min/max agree); `driver` compares the driver version; `cuda` compares the CUDA torch
-  was built for, or, when that is unknown, the newest CUDA the driver supports.
+  was built for, or, when that is unknown, the newest CUDA the driver supports; `oom_spare_gib`
+  compares the GiB torch's out-of-memory message says were still free beyond the failed request.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ from tracefix.match import aliases
 
 HOLDS, FAILS, UNKNOWN = "holds", "fails", "unknown"
 _OPS = {"==": operator.eq, "!=": operator.ne, "<=": operator.le, ">=": operator.ge, "<": operator.lt, ">": operator.gt}
+# Checks that can rule a record out but, holding, say nothing about which of a message's causes it is.
+_NOT_TELLING = ("gpus", "oom_spare_gib")
 
 
 @dataclass(frozen=True)
@@ -66,9 +69,9 @@ class Verdict:
 
     @property
     def confirms_cause(self) -> bool:
-        """Affected on more than a GPU count (`_gpus` names its checks `gpus...`): many causes of one
-        message need two GPUs, so that count alone says nothing about which cause it is."""
-        return self.verdict == "affected" and any(c.result == HOLDS and not c.requirement.startswith("gpus")
+        """Affected on more than a GPU count or an OOM message's figures: many causes of one message
+        need two GPUs, and an OOM that used up the memory is what every OOM record expects."""
+        return self.verdict == "affected" and any(c.result == HOLDS and not c.requirement.startswith(_NOT_TELLING)
                                                   for c in self.checks)
 
 
@@ -160,7 +163,16 @@ def _cuda(env: Environment, op: str, value: str) -> Check:
     return Check(requirement, None, UNKNOWN)
 
 
-_ENV_CHECKS = {"gpus": _gpus, "compute_capability": _compute_capability, "driver": _driver, "cuda": _cuda}
+def _oom_spare(env: Environment, op: str, value: str) -> Check:
+    requirement = f"oom_spare_gib{op}{value}"
+    if env.oom_spare_gib is None:
+        return Check(requirement, None, UNKNOWN)
+    found = f"{env.oom_spare_gib:.2f} GiB free beyond the request, per the OOM message"
+    return Check(requirement, found, HOLDS if _OPS[op](env.oom_spare_gib, float(value)) else FAILS)
+
+
+_ENV_CHECKS = {"gpus": _gpus, "compute_capability": _compute_capability, "driver": _driver, "cuda": _cuda,
+               "oom_spare_gib": _oom_spare}
 
 
 def checks(record, env: Environment) -> list[Check]:

@@ -47,6 +47,7 @@ def _environment(result: MatchResult) -> dict:
         "torch_cuda": env.torch_cuda,
         "warnings": list(result.warnings),
         "gpu_count": env.gpu_count,
+        "oom_spare_gib": env.oom_spare_gib,
     }
 
 

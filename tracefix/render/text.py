@@ -28,11 +28,19 @@ def render(result: MatchResult) -> str:
         lines += [f"  {_esc(a)}" for a in launcher_advice(result.report)]
         if result.matches:
             lines.append("Nearest records, for a look only:")
-            lines += [f"  {m.id}  {_esc(m.title)}  (score {m.score:.2f})" for m in result.matches]
+            lines += [_nearest(m) for m in result.matches]
         return "\n".join(lines)
     for n, match in enumerate(confident, 1):
         lines += ["", *_match_lines(n, match)]
     return "\n".join(lines)
+
+
+def _nearest(m: Match) -> str:
+    line = f"  {m.id}  {_esc(m.title)}  (score {m.score:.2f})"
+    failed = next((c for c in m.checks if c.result == "fails"), None) if m.verdict == "not-affected" else None
+    if failed:
+        line += f"; ruled out by the environment: {_esc(failed.requirement)} (found: {_esc(failed.found or '')})"
+    return line
 
 
 def _summary(result: MatchResult) -> str:
