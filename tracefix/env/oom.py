@@ -1,11 +1,12 @@
 """GPU memory figures from torch's CUDA out-of-memory message.
 
 The message says what the failed allocation asked for and how much the GPU still had free:
-`Tried to allocate 20.00 MiB (GPU 0; 22.00 GiB total capacity; ...; 20.28 GiB free; ...)` before
-torch 2.1, `Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 22.00 GiB of which 20.28 GiB
-is free.` after. When far more was free than asked for, the memory was not used up: the cause is
-something else (a CUDA context broken by an earlier error, a driver problem, another allocator).
-A cap the user set (`set_per_process_memory_fraction`) is a real limit, so such messages are not read.
+`Tried to allocate 20.00 MiB (GPU 0; 22.00 GiB total capacity; ...; 20.28 GiB free; ...)` in older
+releases, `Tried to allocate 20.00 MiB. GPU 0 has a total capacity of 22.00 GiB of which 20.28 GiB
+is free.` in newer ones. When far more was free than asked for, the memory was not used up: the
+cause is something else (a CUDA context broken by an earlier error, for one). A cap the user set
+with `set_per_process_memory_fraction` is a real limit: the caching allocator then adds
+`... allowed;` to the message, and such messages are not read.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ _UNIT_MIB = {"B": 1 / 2**20, "bytes": 1 / 2**20, "KiB": 1 / 1024, "MiB": 1.0, "G
 _AMOUNT = r"(\d+(?:\.\d+)?) ?(TiB|GiB|MiB|KiB|bytes|B)\b"
 _REQUEST = re.compile(r"Tried to allocate " + _AMOUNT)
 _FREE = re.compile(r"(?:of which |; )" + _AMOUNT + r" (?:is )?free")
-_CAPPED = re.compile(r"memory fraction|PyTorch limit", re.IGNORECASE)
+_CAPPED = re.compile(r"\ballowed;|memory fraction")
 
 
 def _mib(number: str, unit: str) -> float:
