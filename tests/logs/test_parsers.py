@@ -158,6 +158,14 @@ def test_interleaved_ranks_keep_separate_tracebacks():
      "bus error encountered in worker. This might be caused by insufficient shared memory (shm)."),
     ("csrc/adam/fused_adam.cu:12:10: fatal error: cuda_runtime.h: No such file or directory", "build", "cuda_runtime.h: No such file or directory"),
     ("ERROR: Failed building wheel for flash-attn", "build", "ERROR: Failed building wheel for flash-attn"),
+    # The toolkit's reason is preferred to docker's wrapper around it (line from NVIDIA/nvidia-docker#1442).
+    ("docker: Error response from daemon: OCI runtime create failed: container_linux.go:370: starting container process "
+     "caused: Running hook #0:: error running hook: exit status 1, stdout: , stderr: nvidia-container-cli: requirement "
+     "error: unsatisfied condition: cuda>=11.0, please update your driver to a newer version, or use an earlier cuda "
+     "container: unknown.", "container", "nvidia-container-cli: requirement error: unsatisfied condition: cuda>=11.0, "
+     "please update your driver to a newer version, or use an earlier cuda container: unknown."),
+    ('docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].', "container",
+     'docker: Error response from daemon: could not select device driver "" with capabilities: [[gpu]].'),
 ])
 def test_native_detectors(line, kind, message):
     found = _feed(native.Collector(), line)
@@ -170,6 +178,7 @@ def test_native_detectors(line, kind, message):
     "[W socket.cpp:401] [c10d] The server socket has failed to bind to [::]:29400",
     "Using CUDA device 0",
     "no errors found, 0 skilled workers",
+    "nvidia-container-cli: initialized",
 ])
 def test_native_near_misses(line):
     assert _feed(native.Collector(), line) == []

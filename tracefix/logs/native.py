@@ -52,6 +52,10 @@ _BUILD_SUMMARY = re.compile(
     r"error|legacy-install-failure|metadata-generation-failed)|ERROR: Failed building wheel for \S{1,200}|Failed to build .{1,500}"
 )
 _BUILD_HINTS = ("FAILED", "ninja", "error", "ERROR", "Failed", "fatal")
+# The container runtime refusing to start a GPU container: nothing of the job ran. The toolkit's
+# own reason, when the line has it, says more than docker's wrapper around it.
+_CONTAINER = (re.compile(r"nvidia-container-cli: [\w ]{1,40} error: .{1,1000}"),
+              re.compile(r"docker: Error response from daemon: .{1,2000}"))
 _LIB = re.compile(r"(\S{1,1000}\.so[\w.]*): (?:undefined symbol: \S{1,2000}|cannot open shared object file.{0,200})"
                   r"|undefined symbol: \S{1,2000}")
 
@@ -116,6 +120,13 @@ def _build(text: str) -> Hit | None:
     return ("build-summary", None, m.group(0).strip(), ()) if m else None
 
 
+def _container(text: str) -> Hit | None:
+    if "nvidia-container-cli" not in text and "Error response from daemon" not in text:
+        return None
+    m = _CONTAINER[0].search(text) or _CONTAINER[1].search(text)
+    return ("container", None, m.group(0).strip(), ()) if m else None
+
+
 def _library(text: str) -> Hit | None:
     if ".so" not in text or ("undefined symbol" not in text and "shared object" not in text):
         return None
@@ -126,7 +137,7 @@ def _library(text: str) -> Hit | None:
     return ("import", None, m.group(0).strip(), frames)
 
 
-DETECTORS: tuple[Callable[[str], Hit | None], ...] = (_watchdog, _nccl, _c10d, _cuda, _signals, _library, _build)
+DETECTORS: tuple[Callable[[str], Hit | None], ...] = (_watchdog, _nccl, _c10d, _cuda, _signals, _container, _library, _build)
 
 
 def detect(text: str) -> Hit | None:

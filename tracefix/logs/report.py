@@ -41,7 +41,7 @@ class Frame:
 class Failure:
     """One error found in the log."""
 
-    kind: str                # python | nccl | c10d | cuda | killed | segfault | bus-error | abort | build | import | native | launcher
+    kind: str                # python | nccl | c10d | cuda | killed | segfault | bus-error | abort | container | build | import | native | launcher
     exception: str | None    # e.g. "RuntimeError", "torch.distributed.DistBackendError"; None for non-Python errors
     message: str             # unmasked, first line(s), bounded
     frames: tuple[Frame, ...]
